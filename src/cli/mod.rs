@@ -1,0 +1,51 @@
+//! Subcommands of the `awale` binary, one file each.
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod perft;
+mod play;
+mod rules;
+mod show;
+mod tournament;
+
+/// awale: rules engine, simulator and tools for the Awalé family of mancala games.
+///
+/// Rules are named by a spec: a preset (abapa, awale, wari, openspiel, oware2, oware3, oware4,
+/// oware6) optionally followed by options, e.g. `abapa:max_plies=200` or `oware:players=3`.
+/// Run `awale rules` to list presets and options.
+#[derive(Debug, Parser)]
+#[command(name = "awale", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the rule presets and every option, with the choices each preset makes.
+    Rules(rules::Args),
+    /// Print a position as an ASCII board, with its legal moves and status.
+    Show(show::Args),
+    /// Play a game at the terminal against a built-in opponent.
+    Play(play::Args),
+    /// Count the leaf nodes of the game tree to a depth (a correctness check).
+    Perft(perft::Args),
+    /// Measure simulation speed: single-board random play, or the batch simulator.
+    Bench(bench::Args),
+    /// Run a round-robin or gauntlet tournament between agents and rate them (Elo).
+    Tournament(tournament::Args),
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    match cli.command {
+        Command::Rules(a) => rules::run(a),
+        Command::Show(a) => show::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Perft(a) => perft::run(a),
+        Command::Bench(a) => bench::run(a),
+        Command::Tournament(a) => tournament::run(a),
+    }
+}

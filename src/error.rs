@@ -1,0 +1,68 @@
+//! The one error type of the crate: every bad input gets a variant that names the problem.
+
+use thiserror::Error;
+
+/// Everything that can go wrong when building rules, parsing text or playing moves.
+///
+/// ```
+/// use awale::{Game, Rules, AwaleError};
+/// let mut game = Game::new(Rules::abapa());
+/// let err = game.apply(9).unwrap_err();
+/// assert!(matches!(err, AwaleError::IllegalMove { .. }));
+/// assert!(err.to_string().contains("house 9"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AwaleError {
+    /// A rules preset name that does not exist.
+    #[error("unknown rules preset '{0}' (known: abapa, awale, wari, openspiel, oware, oware2, oware3, oware4, oware6)")]
+    UnknownPreset(String),
+    /// A rules option that does not exist or has a bad value.
+    #[error("bad rules option '{option}': {reason}")]
+    BadOption {
+        /// The option as written.
+        option: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A rules combination that cannot be played (e.g. too many pits, too many seeds).
+    #[error("invalid rules: {0}")]
+    InvalidRules(String),
+    /// A move that is not legal in the current position.
+    #[error("illegal move: house {house} for player {player}: {reason}")]
+    IllegalMove {
+        /// The player who tried to move.
+        player: usize,
+        /// The house index (0-based, in the player's own row).
+        house: usize,
+        /// Why it is illegal.
+        reason: &'static str,
+    },
+    /// A move attempted after the game ended.
+    #[error("the game is over ({0}); no more moves can be played")]
+    GameOver(String),
+    /// A position string that cannot be parsed or describes an impossible position.
+    #[error("bad position '{text}': {reason}")]
+    BadPosition {
+        /// The text as given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A move written in a notation that cannot be parsed.
+    #[error("bad move notation '{text}': {reason}")]
+    BadMoveNotation {
+        /// The text as given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A game record that cannot be parsed or does not replay.
+    #[error("bad game record: {0}")]
+    BadRecord(String),
+    /// A batch call given buffers or actions of the wrong size or content.
+    #[error("bad batch input: {0}")]
+    BadBatchInput(String),
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T> = std::result::Result<T, AwaleError>;

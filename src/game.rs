@@ -1,0 +1,154 @@
+//! A game in progress: rules, the current [`State`], the repetition [`History`] and the moves
+//! played. This is the API most users want; [`State`] is the lower-level engine.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::error::{AwaleError, Result};
+use crate::history::History;
+use crate::rules::{FirstPlayer, Rules, MAX_PLAYERS};
+use crate::state::{MoveInfo, State, Status};
+
+/// A game: rules, position, history for cycles, and the list of moves played.
+///
+/// ```
+/// use awale::{Game, Rules, Status};
+/// let mut game = Game::new(Rules::abapa());
+/// while !game.is_over() {
+///     let mv = game.legal_moves()[0];
+///     game.apply(mv).unwrap();
+/// }
+/// assert!(matches!(game.status(), Status::Ended(_)));
+/// let scores = game.scores();
+/// assert_eq!(scores.iter().sum::<u32>() + game.state().board_seeds(game.rules()), 48);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Game {
+    rules: Rules,
+    start: State,
+    state: State,
+    history: History,
+    moves: Vec<u8>,
+}
+
+impl Game {
+    /// A new game from the start position (a random first player, if the rules draw one, is
+    /// drawn from seed 0; see [`Game::with_seed`]).
+    pub fn new(rules: Rules) -> Game {
+        Game::with_seed(rules, 0)
+    }
+
+    /// A new game whose random first player (rules with [`FirstPlayer::Random`]) is drawn from
+    /// `seed` with ChaCha8.
+    pub fn with_seed(rules: Rules, seed: u64) -> Game {
+        let first = match rules.first_player {
+            FirstPlayer::Random => ChaCha8Rng::seed_from_u64(seed).random_range(0..rules.players as usize),
+            FirstPlayer::Fixed(p) => p as usize,
+        };
+        Game::from_state(rules, State::initial(&rules, first))
+    }
+
+    /// A game that starts from a given position.
+    pub fn from_state(rules: Rules, start: State) -> Game {
+        let mut history = History::with_capacity(64);
+        history.reset(&start);
+        Game {
+            rules,
+            start,
+            state: start,
+            history,
+            moves: Vec::new(),
+        }
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The current position.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The position the game started from.
+    pub fn start(&self) -> &State {
+        &self.start
+    }
+
+    /// Moves played so far (house indices of the mover's row).
+    pub fn moves(&self) -> &[u8] {
+        &self.moves
+    }
+
+    /// The player to move.
+    pub fn to_move(&self) -> usize {
+        self.state.to_move()
+    }
+
+    /// The game's status.
+    pub fn status(&self) -> Status {
+        self.state.status()
+    }
+
+    /// True once the game ended or was truncated.
+    pub fn is_over(&self) -> bool {
+        self.state.is_over()
+    }
+
+    /// Scores of each player.
+    pub fn scores(&self) -> Vec<u32> {
+        self.state.scores()[..self.rules.players as usize]
+            .iter()
+            .map(|&x| x as u32)
+            .collect()
+    }
+
+    /// Legal moves as a bit mask (bit `h` = house `h`).
+    pub fn legal_mask(&self) -> u16 {
+        self.state.legal_mask(&self.rules)
+    }
+
+    /// Legal moves as house indices.
+    pub fn legal_moves(&self) -> Vec<usize> {
+        self.state.legal_moves(&self.rules)
+    }
+
+    /// Plays house `house` of the player to move; an illegal move is refused with a typed error
+    /// and leaves the game unchanged.
+    pub fn apply(&mut self, house: usize) -> Result<MoveInfo> {
+        let mut info = self.state.apply(&self.rules, house)?;
+        self.after_move(house, &mut info);
+        Ok(info)
+    }
+
+    /// Plays a move known to be legal, without checking it.
+    #[inline]
+    pub fn apply_unchecked(&mut self, house: usize) -> MoveInfo {
+        let mut info = self.state.apply_unchecked(&self.rules, house);
+        self.after_move(house, &mut info);
+        info
+    }
+
+    #[inline]
+    fn after_move(&mut self, house: usize, info: &mut MoveInfo) {
+        self.moves.push(house as u8);
+        self.history.record(&self.rules, &mut self.state, info);
+    }
+
+    /// Returns per player once the game has ended (see [`State::returns`]).
+    pub fn returns(&self) -> [f32; MAX_PLAYERS] {
+        self.state.returns(&self.rules)
+    }
+
+    /// Replays `moves` from the start position of `rules`; the first illegal move is reported
+    /// with its index.
+    pub fn replay(rules: Rules, start: State, moves: &[usize]) -> Result<Game> {
+        let mut g = Game::from_state(rules, start);
+        for (i, &m) in moves.iter().enumerate() {
+            g.apply(m)
+                .map_err(|e| AwaleError::BadRecord(format!("move {} ({}): {e}", i + 1, m)))?;
+        }
+        Ok(g)
+    }
+}

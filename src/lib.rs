@@ -1,0 +1,35 @@
+//! # awale
+//!
+//! A rules engine, batch simulator and training toolkit for the Awalé family of mancala games:
+//! Oware/Abapa (international rules), Awalé, Wari and the multi-player Owaré.
+//!
+//! - [`Rules`]: a rule set as data, from named presets and options (`"abapa"`, `"oware:players=4"`).
+//! - [`State`]: a position and the engine's transition functions (`Copy`, allocation-free).
+//! - [`Game`]: a position with its repetition history and move list.
+//! - [`notation`]: positions, moves, game records and the ASCII board as text.
+//!
+//! ```
+//! use awale::{Game, Rules};
+//! let mut game = Game::new("abapa".parse::<Rules>().unwrap());
+//! game.apply(2).unwrap();
+//! assert_eq!(game.to_move(), 1);
+//! ```
+
+pub mod error;
+pub mod game;
+pub mod history;
+pub mod rules;
+pub mod state;
+
+pub use error::{AwaleError, Result};
+pub use game::Game;
+pub use history::History;
+pub use rules::{CycleRule, Feeding, FirstPlayer, GrandSlam, Preset, Rules, Sowing, Starvation, MAX_PITS, MAX_PLAYERS};
+pub use state::{EndReason, MoveInfo, PositionKey, State, Status};
+
+pub mod agents;
+pub mod batch;
+pub mod bench;
+pub mod notation;
+pub mod perft;
+pub mod tournament;
