@@ -62,6 +62,33 @@ pub enum AwaleError {
     /// A batch call given buffers or actions of the wrong size or content.
     #[error("bad batch input: {0}")]
     BadBatchInput(String),
+    /// An agent spec (`alphabeta:depth=8`) that cannot be parsed or built for the rules.
+    #[error("bad agent spec '{spec}': {reason}")]
+    BadAgentSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An agent failed to choose a move (or chose an illegal one).
+    #[error("agent '{agent}' failed: {reason}")]
+    AgentFailed {
+        /// The agent's name.
+        agent: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A tournament that cannot be set up, resumed or rated.
+    #[error("tournament: {0}")]
+    Tournament(String),
+    /// A file could not be read or written.
+    #[error("{path}: {reason}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// The system's message.
+        reason: String,
+    },
 }
 
 /// Shorthand for results of this crate.

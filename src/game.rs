@@ -42,7 +42,9 @@ impl Game {
     /// `seed` with ChaCha8.
     pub fn with_seed(rules: Rules, seed: u64) -> Game {
         let first = match rules.first_player {
-            FirstPlayer::Random => ChaCha8Rng::seed_from_u64(seed).random_range(0..rules.players as usize),
+            FirstPlayer::Random => {
+                ChaCha8Rng::seed_from_u64(seed).random_range(0..rules.players as usize)
+            }
             FirstPlayer::Fixed(p) => p as usize,
         };
         Game::from_state(rules, State::initial(&rules, first))
@@ -74,6 +76,11 @@ impl Game {
     /// The position the game started from.
     pub fn start(&self) -> &State {
         &self.start
+    }
+
+    /// The positions seen since the last capture (for repetition-aware agents).
+    pub fn history(&self) -> &History {
+        &self.history
     }
 
     /// Moves played so far (house indices of the mover's row).

@@ -24,12 +24,16 @@ pub mod state;
 pub use error::{AwaleError, Result};
 pub use game::Game;
 pub use history::History;
-pub use rules::{CycleRule, Feeding, FirstPlayer, GrandSlam, Preset, Rules, Sowing, Starvation, MAX_PITS, MAX_PLAYERS};
+pub use rules::{
+    CycleRule, Feeding, FirstPlayer, GrandSlam, Preset, Rules, Sowing, Starvation, MAX_PITS,
+    MAX_PLAYERS,
+};
 pub use state::{EndReason, MoveInfo, PositionKey, State, Status};
 
 pub mod agents;
 pub mod batch;
 pub mod bench;
+pub mod elo;
 pub mod notation;
 pub mod perft;
 pub mod tournament;

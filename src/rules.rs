@@ -321,7 +321,10 @@ impl Rules {
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(AwaleError::InvalidRules(m));
         if !(2..=MAX_PLAYERS as u8).contains(&self.players) {
-            return bad(format!("players must be 2 to {MAX_PLAYERS}, got {}", self.players));
+            return bad(format!(
+                "players must be 2 to {MAX_PLAYERS}, got {}",
+                self.players
+            ));
         }
         if self.houses == 0 {
             return bad("houses per player must be at least 1".into());
@@ -352,7 +355,9 @@ impl Rules {
             ));
         }
         if self.sowing == Sowing::Single && self.players != 2 {
-            return bad("single sowing with backward captures is a 2-player game; use sowing=relay".into());
+            return bad(
+                "single sowing with backward captures is a 2-player game; use sowing=relay".into(),
+            );
         }
         if self.sowing == Sowing::Relay && self.feeding == Feeding::Required {
             return bad("feeding=required applies to single sowing only".into());
@@ -369,11 +374,16 @@ impl Rules {
         }
         if let FirstPlayer::Fixed(p) = self.first_player {
             if p >= self.players {
-                return bad(format!("first player {p} does not exist in a {}-player game", self.players));
+                return bad(format!(
+                    "first player {p} does not exist in a {}-player game",
+                    self.players
+                ));
             }
         }
         if self.cycle == CycleRule::Ignore && self.max_plies == 0 {
-            return bad("cycle=ignore needs max_plies > 0, or a cycling game would never end".into());
+            return bad(
+                "cycle=ignore needs max_plies > 0, or a cycling game would never end".into(),
+            );
         }
         if self.indetermination > 12 {
             return bad("indetermination search is limited to 12 seeds on the board".into());
@@ -416,11 +426,13 @@ impl Rules {
             }
             "skip_origin" => self.skip_origin = flag()?,
             "capture" => {
-                let (lo, hi) = value
-                    .split_once('-')
-                    .unwrap_or((value, value));
-                let lo: u8 = lo.parse().map_err(|_| bad("expected MIN-MAX, e.g. 2-3".into()))?;
-                let hi: u8 = hi.parse().map_err(|_| bad("expected MIN-MAX, e.g. 2-3".into()))?;
+                let (lo, hi) = value.split_once('-').unwrap_or((value, value));
+                let lo: u8 = lo
+                    .parse()
+                    .map_err(|_| bad("expected MIN-MAX, e.g. 2-3".into()))?;
+                let hi: u8 = hi
+                    .parse()
+                    .map_err(|_| bad("expected MIN-MAX, e.g. 2-3".into()))?;
                 self.capture_min = lo;
                 self.capture_max = hi;
             }
@@ -444,11 +456,12 @@ impl Rules {
                     "feeder" => Starvation::FeederTakesAll,
                     "starved" => Starvation::StarvedTakesAll,
                     v => match v.strip_prefix("starved_unless_") {
-                        Some(n) => Starvation::StarvedUnlessFew(
-                            n.parse()
-                                .map_err(|_| bad("expected starved_unless_N, e.g. starved_unless_3".into()))?,
-                        ),
-                        None => return Err(bad("expected feeder, starved or starved_unless_N".into())),
+                        Some(n) => Starvation::StarvedUnlessFew(n.parse().map_err(|_| {
+                            bad("expected starved_unless_N, e.g. starved_unless_3".into())
+                        })?),
+                        None => {
+                            return Err(bad("expected feeder, starved or starved_unless_N".into()))
+                        }
                     },
                 }
             }
@@ -461,9 +474,7 @@ impl Rules {
                 }
             }
             "indetermination" => self.indetermination = num(12)? as u8,
-            "win" => {
-                self.win_threshold = if value == "none" { 0 } else { num(255)? as u8 }
-            }
+            "win" => self.win_threshold = if value == "none" { 0 } else { num(255)? as u8 },
             "sweep_on_end" => self.sweep_on_end = flag()?,
             "max_plies" => self.max_plies = num(u32::MAX as u64)? as u32,
             "relay_cap" => self.relay_cap = num(u16::MAX as u64)? as u16,
@@ -506,7 +517,10 @@ impl Rules {
                 .into(),
             ),
             ("skip_origin", self.skip_origin.to_string()),
-            ("capture", format!("{}-{}", self.capture_min, self.capture_max)),
+            (
+                "capture",
+                format!("{}-{}", self.capture_min, self.capture_max),
+            ),
             (
                 "grand_slam",
                 match self.grand_slam {
@@ -561,7 +575,9 @@ impl Rules {
     /// The base name of this rule set: the preset, with the player count for owaré.
     pub fn base_name(&self) -> String {
         match self.preset {
-            Preset::Oware if [2, 3, 4, 6].contains(&self.players) => format!("oware{}", self.players),
+            Preset::Oware if [2, 3, 4, 6].contains(&self.players) => {
+                format!("oware{}", self.players)
+            }
             p => p.name().to_string(),
         }
     }
@@ -611,25 +627,30 @@ impl FromStr for Rules {
         let spec = spec.trim();
         let (name, opts) = spec.split_once(':').unwrap_or((spec, ""));
         let mut rules = base_rules(name.trim())?;
+        let mut pairs = Vec::new();
         for part in opts.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| AwaleError::BadOption {
                 option: part.to_string(),
                 reason: "expected KEY=VALUE".into(),
             })?;
-            let (k, v) = (k.trim(), v.trim());
-            if k == "players" && rules.preset == Preset::Oware {
+            pairs.push((part, k.trim(), v.trim()));
+        }
+        // For owaré, `players` rebuilds the board (houses = 12 / players): apply it first so
+        // that the other options, wherever they are written, apply on top of it.
+        if rules.preset == Preset::Oware {
+            for &(part, _, v) in pairs.iter().filter(|p| p.1 == "players") {
                 let n: u8 = v.parse().map_err(|_| AwaleError::BadOption {
                     option: part.to_string(),
                     reason: format!("'{v}' is not a whole number"),
                 })?;
-                let keep = rules;
                 rules = Rules::oware(n).map_err(|e| AwaleError::BadOption {
                     option: part.to_string(),
                     reason: e.to_string(),
                 })?;
-                rules.max_plies = keep.max_plies;
-                continue;
             }
+            pairs.retain(|p| p.1 != "players");
+        }
+        for (_, k, v) in pairs {
             rules.set_option(k, v)?;
         }
         rules.validate()?;
@@ -663,7 +684,16 @@ mod tests {
 
     #[test]
     fn every_preset_validates_and_round_trips() {
-        for name in ["abapa", "awale", "wari", "openspiel", "oware2", "oware3", "oware4", "oware6"] {
+        for name in [
+            "abapa",
+            "awale",
+            "wari",
+            "openspiel",
+            "oware2",
+            "oware3",
+            "oware4",
+            "oware6",
+        ] {
             let r: Rules = name.parse().unwrap();
             r.validate().unwrap();
             assert_eq!(r.to_string(), name);
@@ -695,6 +725,8 @@ mod tests {
         let e = "abapa:colour=red".parse::<Rules>().unwrap_err();
         assert!(e.to_string().contains("unknown option 'colour'"));
         assert!("oware:players=5".parse::<Rules>().is_err());
+        let r: Rules = "oware:relay_cap=50,players=3".parse().unwrap();
+        assert_eq!((r.players, r.houses, r.relay_cap), (3, 4, 50));
         assert!("abapa:players=3".parse::<Rules>().is_err());
     }
 }

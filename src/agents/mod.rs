@@ -1,1 +1,173 @@
-//! (in progress)
+//! Agents: anything that chooses moves. One trait, [`Agent`], and the built-in players:
+//!
+//! | spec | agent | games |
+//! |------|-------|-------|
+//! | `random` | [`RandomAgent`]: a uniformly random legal move | all |
+//! | `greedy` | [`GreedyAgent`]: the best immediate gain, ties broken at random | all |
+//! | `alphabeta:depth=8` | [`AlphaBeta`]: negamax with iterative deepening and a transposition table | 2 players |
+//! | `mcts:sims=2000` | [`Mcts`]: UCT with random playouts, per-player returns (max^n) | all |
+//!
+//! Agents are built from text specs by the [`Registry`] (see [`spec`]), which later issues extend
+//! with trained networks through the same interface. Every agent is reproducible: after
+//! [`Agent::reset`] with a seed it plays the same moves in the same positions (time limits aside).
+//!
+//! ```
+//! use awale::agents::{build_agent, Turn};
+//! use awale::{Game, Rules};
+//! let rules = Rules::abapa();
+//! let mut game = Game::new(rules);
+//! let mut agents = [build_agent("greedy", &rules).unwrap(), build_agent("alphabeta:depth=3", &rules).unwrap()];
+//! while !game.is_over() && game.moves().len() < 40 {
+//!     let mv = agents[game.to_move()].select(&Turn::from_game(&game)).unwrap();
+//!     game.apply(mv).unwrap();
+//! }
+//! ```
+
+use rand::Rng;
+
+use crate::error::Result;
+use crate::game::Game;
+use crate::rules::Rules;
+use crate::state::{PositionKey, State};
+
+pub mod alphabeta;
+pub mod eval;
+pub mod greedy;
+pub mod mcts;
+pub mod random;
+pub mod spec;
+
+pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
+pub use eval::{outcome, Evaluator};
+pub use greedy::GreedyAgent;
+pub use mcts::{Mcts, MctsConfig, MctsResult};
+pub use random::RandomAgent;
+pub use spec::{build_agent, parse_agent_list, AgentSpec, Registry};
+
+/// What an agent sees when it is asked to move: the rules, the position, and the positions seen
+/// since the last capture (for the rules' repetition ending; may be empty).
+#[derive(Debug, Clone, Copy)]
+pub struct Turn<'a> {
+    /// The rules of the game.
+    pub rules: &'a Rules,
+    /// The position; its player to move is the one the agent plays for.
+    pub state: &'a State,
+    /// Positions seen since the last capture, oldest first, the current one included when known
+    /// (see [`crate::History::keys`]).
+    pub history: &'a [PositionKey],
+}
+
+impl<'a> Turn<'a> {
+    /// A turn without history (repetitions before this position are unknown to the agent).
+    pub fn new(rules: &'a Rules, state: &'a State) -> Turn<'a> {
+        Turn {
+            rules,
+            state,
+            history: &[],
+        }
+    }
+
+    /// The current turn of a game, with its repetition history.
+    pub fn from_game(game: &'a Game) -> Turn<'a> {
+        Turn {
+            rules: game.rules(),
+            state: game.state(),
+            history: game.history().keys(),
+        }
+    }
+}
+
+/// A player: given a [`Turn`], chooses a house of the player to move.
+///
+/// Agents are `Send` so that tournaments can play games on several threads; each game gets its
+/// own agent instances (see [`crate::tournament::Entrant`]). An agent written in another
+/// language (a Python callable) is wrapped by implementing this trait.
+///
+/// ```
+/// use awale::agents::{Agent, Turn};
+/// use awale::{Game, Result, Rules};
+/// /// Always plays the leftmost legal house.
+/// struct Leftmost;
+/// impl Agent for Leftmost {
+///     fn name(&self) -> String { "leftmost".into() }
+///     fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+///         Ok(turn.state.legal_mask(turn.rules).trailing_zeros() as usize)
+///     }
+///     fn reset(&mut self, _seed: u64) {}
+/// }
+/// let game = Game::new(Rules::abapa());
+/// assert_eq!(Leftmost.select(&Turn::from_game(&game)).unwrap(), 0);
+/// ```
+pub trait Agent: Send {
+    /// The agent's display name (its spec, for built-in agents).
+    fn name(&self) -> String;
+
+    /// Chooses a legal house (0-based in the mover's row) for the player to move. Called only
+    /// while the game goes on. An error stops the game that asked.
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize>;
+
+    /// Prepares for a new game: forgets per-game state and reseeds the agent's random
+    /// generator, so that the same seed gives the same play.
+    fn reset(&mut self, seed: u64);
+}
+
+impl std::fmt::Debug for dyn Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Agent({})", self.name())
+    }
+}
+
+impl<A: Agent + ?Sized> Agent for Box<A> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+        (**self).select(turn)
+    }
+    fn reset(&mut self, seed: u64) {
+        (**self).reset(seed)
+    }
+}
+
+/// Mixes two 64-bit values into a well-spread seed (SplitMix64 finalizer); used to derive the
+/// seeds of games and agents from a tournament seed.
+///
+/// ```
+/// use awale::agents::derive_seed;
+/// assert_eq!(derive_seed(1, 2), derive_seed(1, 2));
+/// assert_ne!(derive_seed(1, 2), derive_seed(2, 1));
+/// ```
+pub fn derive_seed(a: u64, b: u64) -> u64 {
+    splitmix(splitmix(a) ^ b)
+}
+
+/// The SplitMix64 output function: a bijection on 64-bit values.
+#[inline]
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A uniformly random set bit of `mask` (which must not be zero), as its index.
+#[inline]
+pub(crate) fn random_bit<R: Rng>(rng: &mut R, mask: u16) -> usize {
+    let n = mask.count_ones();
+    debug_assert!(n > 0);
+    let mut k = if n == 1 { 0 } else { rng.random_range(0..n) };
+    let mut m = mask;
+    while k > 0 {
+        m &= m - 1;
+        k -= 1;
+    }
+    m.trailing_zeros() as usize
+}
+
+/// The error an agent returns when asked to move in a finished game.
+pub(crate) fn no_move(agent: &str, state: &State) -> crate::error::AwaleError {
+    crate::error::AwaleError::AgentFailed {
+        agent: agent.to_string(),
+        reason: format!("asked to move but the game is over ({})", state.status()),
+    }
+}

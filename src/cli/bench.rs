@@ -1,10 +1,237 @@
-//! (in progress)
+//! `awale bench`: simulation speed of the single-board engine (`awale bench [engine]`) or of
+//! the batch simulator (`awale bench batch`).
+//!
+//! ```text
+//! awale bench --rules wari --moves 5000000
+//! awale bench batch --rules abapa --boards 1,64,4096,65536 --threads 1,2 --obs compact,onehot
+//! ```
+//!
+//! The batch mode plays uniformly random legal actions (picked from the returned masks by a
+//! fast generator) and times only the `step` calls; it prints board-steps per second for every
+//! combination of boards, threads and observation encoding.
 
-/// Arguments.
-#[derive(Debug, clap::Args)]
-pub struct Args {}
+use std::time::{Duration, Instant};
+
+use awale::batch::{Batch, BatchConfig, ObsEncoding, Opponent, ResetMode, StepBuffers};
+use awale::bench::FastRng;
+use awale::Rules;
+use clap::{Args as ClapArgs, Subcommand};
+
+/// Arguments of `awale bench`.
+#[derive(Debug, ClapArgs)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    /// What to measure (the engine when omitted).
+    #[command(subcommand)]
+    mode: Option<Mode>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+/// The benchmark modes.
+#[derive(Debug, Subcommand)]
+enum Mode {
+    /// Single-board random play through the full rules (moves per second).
+    Engine(EngineArgs),
+    /// The vectorised batch simulator (board-steps per second).
+    Batch(BatchArgs),
+}
+
+/// Arguments of `awale bench engine`.
+#[derive(Debug, ClapArgs)]
+struct EngineArgs {
+    /// Rules spec, e.g. `abapa` or `oware:players=3`.
+    #[arg(long, default_value = "abapa")]
+    rules: String,
+    /// Moves to play (the last game is finished).
+    #[arg(long, default_value_t = 2_000_000)]
+    moves: u64,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+/// Arguments of `awale bench batch`.
+#[derive(Debug, ClapArgs)]
+struct BatchArgs {
+    /// Rules spec, e.g. `abapa` or `oware:players=3`.
+    #[arg(long, default_value = "abapa")]
+    rules: String,
+    /// Boards per batch; a comma-separated list measures each.
+    #[arg(long, value_delimiter = ',', default_value = "4096")]
+    boards: Vec<usize>,
+    /// Worker threads (0: one per core); a comma-separated list measures each.
+    #[arg(long, value_delimiter = ',', default_value = "2")]
+    threads: Vec<usize>,
+    /// Observation encodings (compact, onehot[:L], thermometer[:L]); a list measures each.
+    #[arg(long, value_delimiter = ',', default_value = "compact")]
+    obs: Vec<String>,
+    /// Batch steps per measurement (0: about 20 million board-steps, at least 20 steps).
+    #[arg(long, default_value_t = 0)]
+    steps: u64,
+    /// Opponent: self (every seat played by the caller), random or greedy.
+    #[arg(long, default_value = "self")]
+    opponent: String,
+    /// Reset mode: next_step, same_step (disabled cannot run unattended).
+    #[arg(long, default_value = "same_step")]
+    reset: String,
+    /// Master seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print one JSON object per measurement instead of a table row.
+    #[arg(long)]
+    json: bool,
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    Err("not implemented yet".into())
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    match args.mode {
+        None => run_engine(args.engine),
+        Some(Mode::Engine(a)) => run_engine(a),
+        Some(Mode::Batch(a)) => run_batch(a),
+    }
+}
+
+fn run_engine(a: EngineArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let rules: Rules = a.rules.parse()?;
+    let r = awale::bench::random_play(&rules, a.moves, a.seed);
+    println!(
+        "engine {rules}: {} moves in {} games, {:.3} s: {:.2} M moves/s ({:.1} plies per game)",
+        r.moves,
+        r.games,
+        r.seconds,
+        r.moves_per_second() / 1e6,
+        r.plies_per_game()
+    );
+    Ok(())
+}
+
+/// One measurement's result.
+struct Measured {
+    board_steps: u64,
+    step_time: Duration,
+    episodes: u64,
+}
+
+fn measure(cfg: BatchConfig, steps: u64) -> Result<Measured, Box<dyn std::error::Error>> {
+    let n = cfg.num_boards;
+    let seed = cfg.seed;
+    let mut batch = Batch::new(cfg)?;
+    let mut buf = StepBuffers::<f32>::for_batch(&batch);
+    let houses = batch.action_dim();
+    batch.reset(None, &mut buf.output())?;
+    let mut rng = FastRng::from_seed(seed ^ 0x5eed);
+    let mut actions = vec![0u32; n];
+    let mut step_time = Duration::ZERO;
+    let mut episodes = 0u64;
+    // One untimed warm-up step.
+    for s in 0..=steps {
+        for (i, a) in actions.iter_mut().enumerate() {
+            let mut bits = 0u16;
+            for (h, &m) in buf.mask[i * houses..(i + 1) * houses].iter().enumerate() {
+                bits |= u16::from(m) << h;
+            }
+            *a = if bits == 0 { 0 } else { rng.pick(bits) as u32 };
+        }
+        let t = Instant::now();
+        batch.step(&actions, &mut buf.output())?;
+        if s > 0 {
+            step_time += t.elapsed();
+            episodes += buf
+                .terminated
+                .iter()
+                .zip(&buf.truncated)
+                .filter(|(a, b)| **a || **b)
+                .count() as u64;
+        }
+    }
+    Ok(Measured {
+        board_steps: steps * n as u64,
+        step_time,
+        episodes,
+    })
+}
+
+fn run_batch(a: BatchArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let rules: Rules = a.rules.parse()?;
+    let opponent: Opponent = a.opponent.parse()?;
+    let reset: ResetMode = a.reset.parse()?;
+    if reset == ResetMode::Disabled {
+        return Err("the benchmark needs automatic resets: use next_step or same_step".into());
+    }
+    let encodings = a
+        .obs
+        .iter()
+        .map(|s| s.parse::<ObsEncoding>())
+        .collect::<Result<Vec<_>, _>>()?;
+    if !a.json {
+        println!(
+            "batch {rules}, opponent {opponent}, reset {reset}: random legal actions, step time only"
+        );
+        println!(
+            "{:>8} {:>7} {:>16} {:>9} {:>12} {:>16}",
+            "boards", "threads", "obs", "steps", "seconds", "board-steps/s"
+        );
+    }
+    for &enc in &encodings {
+        for &threads in &a.threads {
+            for &boards in &a.boards {
+                let steps = if a.steps > 0 {
+                    a.steps
+                } else {
+                    (20_000_000 / boards.max(1) as u64).max(20)
+                };
+                let cfg = BatchConfig::new(rules, boards)
+                    .with_threads(threads)
+                    .with_obs(enc)
+                    .with_opponent(opponent.clone())
+                    .with_reset_mode(reset)
+                    .with_seed(a.seed);
+                let m = measure(cfg, steps)?;
+                let secs = m.step_time.as_secs_f64();
+                let rate = if secs > 0.0 {
+                    m.board_steps as f64 / secs
+                } else {
+                    0.0
+                };
+                if a.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({
+                            "rules": rules.to_string(),
+                            "boards": boards,
+                            "threads": threads,
+                            "obs": enc.to_string(),
+                            "opponent": opponent.name(),
+                            "steps": steps,
+                            "board_steps": m.board_steps,
+                            "episodes": m.episodes,
+                            "seconds": secs,
+                            "board_steps_per_second": rate,
+                        })
+                    );
+                } else {
+                    println!(
+                        "{boards:>8} {threads:>7} {:>16} {steps:>9} {secs:>12.3} {:>16}",
+                        enc.to_string(),
+                        group_thousands(rate as u64)
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `12345678` as `12,345,678`.
+fn group_thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

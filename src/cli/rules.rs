@@ -1,10 +1,179 @@
-//! (in progress)
+//! `awale rules [PRESET]`: the rule presets, every option, and the spec syntax.
 
-/// Arguments.
+use awale::{Preset, Rules};
+
+const AFTER_HELP: &str = "\
+Lists the rule presets and every rules option, with the value each preset gives it, and
+explains the rules spec syntax. With PRESET (a preset name or a full rules spec), shows that
+rule set's choices, one option per line.
+
+Examples:
+  awale rules                      list the presets and every option's value per preset
+  awale rules awale                the choices of the common Awalé rules
+  awale rules oware3               three-player Owaré
+  awale rules wari:max_plies=300   a preset with an option changed
+
+A rules spec is PRESET[:KEY=VALUE,KEY=VALUE,...] with no spaces, e.g. abapa:max_plies=200 or
+oware:players=4. Every command that takes --rules or a position accepts one.";
+
+/// Arguments of `awale rules`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// A preset name or rules spec to describe (e.g. `awale`, `oware3`, `abapa:max_plies=200`).
+    pub preset: Option<String>,
+}
 
-/// Runs the subcommand.
-pub fn run(_args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    Err("not implemented yet".into())
+/// What each option means, for the listing.
+fn option_help(key: &str) -> &'static str {
+    match key {
+        "players" => "number of players (owaré: 2, 3, 4 or 6; sets the houses too)",
+        "houses" => "houses (holes) per player",
+        "seeds" => "seeds per house at the start",
+        "sowing" => {
+            "single (one sowing, backward captures) or relay (sow on from the landing hole)"
+        }
+        "skip_origin" => "a lap of 12+ seeds skips the house it started from",
+        "capture" => "counts that capture, MIN-MAX (after the last seed lands)",
+        "grand_slam" => {
+            "a move taking all the opponent's seeds: no_capture, forbidden or capture_all"
+        }
+        "feeding" => "required: must give seeds to an empty opponent if possible; or optional",
+        "starvation" => {
+            "who takes the board when a player is starved: feeder, starved, starved_unless_N"
+        }
+        "cycle" => "on a repeated position: each_takes_own, split, or ignore (needs max_plies)",
+        "indetermination" => "end when at most N seeds remain and no capture is possible (0 = off)",
+        "win" => "score that wins at once (none = play to the end)",
+        "sweep_on_end" => "at every end, remaining seeds go to their row's owner",
+        "max_plies" => "truncate the game after this many plies (0 = no limit)",
+        "relay_cap" => "most relays in one move (relay sowing)",
+        "out_of_turn" => "a hole brought to the capture count mid-sowing is taken by its owner",
+        "end_seeds" => "relay game ends when this many seeds or fewer remain after a capture",
+        "first" => "who moves first: a player number, or random (drawn from the game's seed)",
+        _ => "",
+    }
+}
+
+/// The columns of the overview table: each preset, with the owaré player counts folded into one.
+fn columns() -> Vec<(String, Vec<Rules>)> {
+    Preset::ALL
+        .iter()
+        .map(|&p| match p {
+            Preset::Oware => (
+                "oware2/3/4/6".to_string(),
+                [2, 3, 4, 6]
+                    .iter()
+                    .filter_map(|&n| Rules::oware(n).ok())
+                    .collect(),
+            ),
+            p => (
+                p.name().to_string(),
+                Rules::from_preset(p, 2).into_iter().collect(),
+            ),
+        })
+        .collect()
+}
+
+/// The overview: presets, the options table, and the spec syntax.
+fn overview() -> String {
+    let mut out = String::from("PRESETS\n");
+    for p in Preset::ALL {
+        out.push_str(&format!("  {:<10} {}\n", p.name(), p.summary()));
+    }
+    out.push_str(
+        "  (oware takes players=2, 3, 4 or 6; oware2, oware3, oware4 and oware6 are shorthands)\n",
+    );
+
+    let cols = columns();
+    let keys: Vec<&str> = Rules::abapa().options().iter().map(|(k, _)| *k).collect();
+    // values[column][option]
+    let values: Vec<Vec<String>> = cols
+        .iter()
+        .map(|(_, rules)| {
+            let per_rules: Vec<Vec<String>> = rules
+                .iter()
+                .map(|r| r.options().into_iter().map(|(_, v)| v).collect())
+                .collect();
+            (0..keys.len())
+                .map(|i| {
+                    let mut vs: Vec<String> = per_rules.iter().map(|o| o[i].clone()).collect();
+                    vs.dedup();
+                    vs.join("/")
+                })
+                .collect()
+        })
+        .collect();
+    let key_w = keys.iter().map(|k| k.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = cols
+        .iter()
+        .zip(&values)
+        .map(|((name, _), vs)| {
+            vs.iter()
+                .map(String::len)
+                .chain([name.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    out.push_str("\nOPTIONS (value per preset)\n");
+    let mut header = format!("  {:<key_w$}", "option");
+    for ((name, _), w) in cols.iter().zip(&widths) {
+        header.push_str(&format!("  {name:<w$}"));
+    }
+    out.push_str(header.trim_end());
+    out.push('\n');
+    for (i, key) in keys.iter().enumerate() {
+        let mut line = format!("  {key:<key_w$}");
+        for (vs, w) in values.iter().zip(&widths) {
+            line.push_str(&format!("  {:<w$}", vs[i]));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str("\nWHAT THE OPTIONS MEAN\n");
+    for key in &keys {
+        out.push_str(&format!("  {key:<key_w$}  {}\n", option_help(key)));
+    }
+    out.push_str(
+        "\nRULES SPECS\n  \
+         A rules spec is PRESET[:KEY=VALUE,...] with no spaces, for example\n    \
+         abapa                         the international rules\n    \
+         abapa:max_plies=200           ... stopped after 200 plies\n    \
+         oware:players=4               four-player Owaré (same as oware4)\n    \
+         wari:grand_slam=capture_all   Wari where a grand slam takes everything\n  \
+         Specs are written back in their shortest form: only options that differ from the preset.\n  \
+         Run `awale rules SPEC` to see every choice a spec makes.\n",
+    );
+    out
+}
+
+/// One rule set's choices.
+fn describe(rules: &Rules) -> String {
+    let mut out = format!("{rules}: {}\n\n", rules.preset.summary());
+    let options = rules.options();
+    let key_w = options.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let val_w = options.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    for (k, v) in &options {
+        out.push_str(&format!("  {k:<key_w$}  {v:<val_w$}  {}\n", option_help(k)));
+    }
+    out.push_str(&format!(
+        "\n  {} players x {} houses, {} seeds in play\n",
+        rules.players,
+        rules.houses,
+        rules.total_seeds()
+    ));
+    out
+}
+
+/// Runs `awale rules`.
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    match args.preset {
+        None => print!("{}", overview()),
+        Some(spec) => {
+            let rules: Rules = spec.parse()?;
+            print!("{}", describe(&rules));
+        }
+    }
+    Ok(())
 }

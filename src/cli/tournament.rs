@@ -1,10 +1,139 @@
-//! (in progress)
+//! `awale tournament`: a round-robin or gauntlet tournament between agents, rated by Elo.
 
-/// Arguments.
+use std::path::PathBuf;
+
+use awale::agents::{parse_agent_list, Registry};
+use awale::tournament::{run as run_tournament, Entrant, Format, TournamentConfig};
+use awale::{AwaleError, Rules};
+
+const AFTER_HELP: &str = "\
+Plays every pairing of agents (round-robin) or the gauntlet agent against every other, each
+pairing GAMES games: random openings of K plies, each played with the seats swapped (rotated
+through every seat with 3 or more players). Games run in parallel; results do not depend on
+the number of threads. A game is won by the player with more seeds in store; a game cut off at
+the ply limit is adjudicated the same way.
+
+With --out, each finished game is appended to DIR/games.jsonl at once; running the same
+command again resumes, playing only the missing games. The results go to DIR/results.json,
+ratings.csv, crosstable.csv, los.csv and games.csv; every game is saved as a replayable
+record in games.jsonl.
+
+Agents (a comma-separated list; options continue a spec, e.g.
+`random,alphabeta:depth=4,nodes=5000,mcts`):
+";
+
+const EXAMPLES: &str = "
+Examples:
+  awale tournament --agents random,greedy,alphabeta:depth=4 --games 20 --rules abapa --out runs/t1
+  awale tournament --agents random,greedy,mcts:sims=500 --rules oware3 --games 6 --out runs/t3
+  awale tournament --agents greedy,mcts:sims=200 --gauntlet alphabeta:depth=6 --games 40";
+
+/// Arguments of `awale tournament`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = after_help())]
+pub struct Args {
+    /// The agents, as specs separated by commas (e.g. random,greedy,alphabeta:depth=4).
+    #[arg(long, required = true, value_name = "LIST")]
+    pub agents: String,
+    /// Games per pairing.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub games: usize,
+    /// The rules (a rules spec, see `awale rules`).
+    #[arg(long, default_value = "abapa", value_name = "SPEC")]
+    pub rules: String,
+    /// Folder for the games (resumable) and the result files.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Play a gauntlet: this agent against each of the others (added to the list if missing).
+    #[arg(long, value_name = "AGENT")]
+    pub gauntlet: Option<String>,
+    /// Worker threads (0 = one per core).
+    #[arg(long, default_value_t = 0, value_name = "T")]
+    pub threads: usize,
+    /// Random plies of each opening.
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub openings: u32,
+    /// Cut games off after this many plies, adjudicated by the stores (0 = the rules' limit).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_plies: u32,
+    /// The tournament seed.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// The agent whose rating is fixed (default: random if it plays, else the first agent).
+    #[arg(long, value_name = "NAME")]
+    pub anchor: Option<String>,
+    /// The anchor's rating.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "ELO",
+        allow_negative_numbers = true
+    )]
+    pub anchor_rating: f64,
+    /// Play at most N new games in this run (resume later with the same command).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// No progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+fn after_help() -> String {
+    format!("{AFTER_HELP}{}{EXAMPLES}", Registry::builtin().help())
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    Err("not implemented yet".into())
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let rules: Rules = args.rules.parse()?;
+    let registry = Registry::builtin();
+    let mut specs = parse_agent_list(&args.agents)?;
+    let format = match &args.gauntlet {
+        None => Format::RoundRobin,
+        Some(g) => {
+            let g = parse_agent_list(g)?;
+            if g.len() != 1 {
+                return Err(AwaleError::BadAgentSpec {
+                    spec: args.gauntlet.clone().unwrap_or_default(),
+                    reason: "--gauntlet takes one agent".into(),
+                }
+                .into());
+            }
+            let name = g[0].display_name();
+            if !specs.iter().any(|s| s.display_name() == name) {
+                specs.insert(0, g[0].clone());
+            }
+            Format::Gauntlet(name)
+        }
+    };
+    let entrants = specs
+        .iter()
+        .map(|s| Entrant::from_spec(&registry, s, &rules))
+        .collect::<awale::Result<Vec<_>>>()?;
+    let mut cfg = TournamentConfig::new(rules);
+    cfg.format = format;
+    cfg.games = args.games;
+    cfg.openings = args.openings;
+    cfg.max_plies = args.max_plies;
+    cfg.seed = args.seed;
+    cfg.threads = args.threads;
+    cfg.anchor = args.anchor;
+    cfg.anchor_rating = args.anchor_rating;
+    cfg.out = args.out.clone();
+    cfg.game_limit = args.limit;
+    cfg.progress = !args.no_progress;
+    let report = run_tournament(&cfg, &entrants)?;
+    print!("{}", report.table());
+    if let Some(dir) = &args.out {
+        println!(
+            "\nresults in {} (games.jsonl, results.json, ratings.csv, crosstable.csv, los.csv, games.csv)",
+            dir.display()
+        );
+        if !report.complete {
+            println!(
+                "{} games left: run the same command again to resume",
+                report.games_scheduled - report.games_played
+            );
+        }
+    }
+    Ok(())
 }

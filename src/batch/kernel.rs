@@ -1,0 +1,258 @@
+//! The per-board work of a step or reset: everything here runs inside the parallel loop, touches
+//! one board and its own rows of the output buffers, and allocates nothing (the repetition
+//! history only grows past its preallocated capacity in unusually long capture-free stretches,
+//! and keeps that capacity afterwards).
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use super::config::{Opening, ResetMode};
+use super::lanes::Lanes;
+use super::observation::{encode, ObsEncoding, ObsValue};
+use super::opponent::{random_legal, Opponent};
+use crate::history::History;
+use crate::rules::{FirstPlayer, Rules};
+use crate::state::{State, Status};
+
+/// Step code: the action is ignored (the board is reset, or its game is already over).
+pub(crate) const IGNORE: u8 = 0xFE;
+/// Step code: the action was illegal and counts as a loss for the player to move.
+pub(crate) const LOSS: u8 = 0xFD;
+/// Reset code: leave the board alone.
+pub(crate) const KEEP: u8 = 0;
+/// Reset code: reset the board.
+pub(crate) const RESET: u8 = 1;
+
+/// How many times a reset redraws its random opening and opponent plies when they end the game
+/// before the caller's first move.
+const RESET_ATTEMPTS: usize = 64;
+
+/// Read-only settings shared by every board.
+pub(crate) struct Ctx<'a> {
+    pub(crate) rules: Rules,
+    pub(crate) enc: ObsEncoding,
+    pub(crate) mode: ResetMode,
+    pub(crate) opponent: &'a Opponent,
+    /// The caller's seat with a policy opponent; `usize::MAX` in self-play.
+    pub(crate) learner: usize,
+    pub(crate) opening: Opening,
+}
+
+impl Ctx<'_> {
+    /// Starts a new episode on one board: a fresh start position (random first player if the
+    /// rules draw one), the random opening, then the opponent's plies until the caller's seat
+    /// is to move.
+    pub(crate) fn reset_board(&self, st: &mut State, hist: &mut History, rng: &mut ChaCha8Rng) {
+        let r = &self.rules;
+        for _ in 0..RESET_ATTEMPTS {
+            let first = match r.first_player {
+                FirstPlayer::Random => rng.random_range(0..r.players as usize),
+                FirstPlayer::Fixed(p) => p as usize,
+            };
+            *st = State::initial(r, first);
+            hist.reset(st);
+            let o = self.opening;
+            let plies = if o.min_plies == o.max_plies {
+                o.max_plies
+            } else {
+                rng.random_range(o.min_plies..=o.max_plies)
+            };
+            for _ in 0..plies {
+                let legal = st.legal_mask(r);
+                if legal == 0 {
+                    break;
+                }
+                let mut probe = *st;
+                let info = probe.apply_unchecked(r, random_legal(legal, rng));
+                // Never end the game in the opening. A repetition leaves `hist` unchanged.
+                if probe.is_over() || hist.record(r, &mut probe, &info) {
+                    break;
+                }
+                *st = probe;
+            }
+            self.play_opponents(st, hist, rng);
+            if !st.is_over() {
+                return;
+            }
+        }
+    }
+
+    /// With a policy opponent, plays its moves until the caller's seat is to move or the game is
+    /// over. Does nothing in self-play.
+    #[inline]
+    fn play_opponents(&self, st: &mut State, hist: &mut History, rng: &mut ChaCha8Rng) {
+        if self.opponent.is_self_play() {
+            return;
+        }
+        while !st.is_over() && st.to_move() != self.learner {
+            let legal = st.legal_mask(&self.rules);
+            if legal == 0 {
+                break;
+            }
+            let h = self.opponent.pick(&self.rules, st, legal, rng);
+            let info = st.apply_unchecked(&self.rules, h);
+            hist.record(&self.rules, st, &info);
+        }
+    }
+
+    /// Writes board `i`'s observation, mask and seat to move.
+    #[inline]
+    fn write_view<O: ObsValue>(&self, l: &mut Lanes<'_, O>, i: usize) {
+        let st = &l.states[i];
+        let od = l.obs_dim;
+        encode(self.enc, &self.rules, st, &mut l.obs[i * od..(i + 1) * od]);
+        let bits = l.masks[i];
+        let h = l.houses;
+        for (k, m) in l.mask[i * h..(i + 1) * h].iter_mut().enumerate() {
+            *m = ((bits >> k) & 1) as u8;
+        }
+        l.to_move[i] = st.to_move() as u8;
+    }
+
+    /// Clears board `i`'s rewards, flags and episode statistics.
+    #[inline]
+    fn clear_row<O: ObsValue>(l: &mut Lanes<'_, O>, i: usize) {
+        let p = l.players;
+        l.rewards[i * p..(i + 1) * p].fill(0.0);
+        l.terminated[i] = false;
+        l.truncated[i] = false;
+        l.episode_length[i] = 0;
+        l.episode_scores[i * p..(i + 1) * p].fill(0);
+    }
+
+    /// Resets board `i` and writes its observation, mask and seat (not its rewards, flags or
+    /// statistics).
+    #[inline]
+    fn reset_and_view<O: ObsValue>(&self, l: &mut Lanes<'_, O>, i: usize) {
+        self.reset_board(&mut l.states[i], &mut l.histories[i], &mut l.rngs[i]);
+        l.lengths[i] = 0;
+        l.done[i] = false;
+        l.masks[i] = l.states[i].legal_mask(&self.rules);
+        self.write_view(l, i);
+    }
+
+    /// Resets the boards whose code is [`RESET`].
+    pub(crate) fn reset_lanes<O: ObsValue>(&self, mut l: Lanes<'_, O>) {
+        for i in 0..l.len() {
+            if l.codes[i] == RESET {
+                Self::clear_row(&mut l, i);
+                self.reset_and_view(&mut l, i);
+            }
+        }
+    }
+
+    /// Steps every board of `l` with its decoded code (a house, [`IGNORE`] or [`LOSS`]).
+    pub(crate) fn step_lanes<O: ObsValue>(&self, mut l: Lanes<'_, O>) {
+        // Rewards, flags and statistics are zero unless an episode ends: clear them in bulk.
+        l.rewards.fill(0.0);
+        l.terminated.fill(false);
+        l.truncated.fill(false);
+        l.episode_length.fill(0);
+        l.episode_scores.fill(0);
+        for i in 0..l.len() {
+            self.step_board(&mut l, i);
+        }
+    }
+
+    #[inline]
+    fn step_board<O: ObsValue>(&self, l: &mut Lanes<'_, O>, i: usize) {
+        if l.done[i] {
+            // Next-step reset: the action is ignored.
+            self.reset_and_view(l, i);
+            return;
+        }
+        let r = &self.rules;
+        let p = l.players;
+        let code = l.codes[i];
+        let st = &mut l.states[i];
+        if code == LOSS {
+            l.lengths[i] += 1;
+            l.rewards[i * p + st.to_move()] = -1.0;
+            l.terminated[i] = true;
+        } else {
+            if code != IGNORE {
+                let info = st.apply_unchecked(r, code as usize);
+                l.histories[i].record(r, st, &info);
+                l.lengths[i] += 1;
+                self.play_opponents(st, &mut l.histories[i], &mut l.rngs[i]);
+            }
+            match st.status() {
+                Status::Ongoing => {
+                    l.masks[i] = st.legal_mask(r);
+                    self.write_view(l, i);
+                    return;
+                }
+                Status::Ended(_) => l.terminated[i] = true,
+                Status::Truncated => l.truncated[i] = true,
+            }
+            returns_into(r, st, &mut l.rewards[i * p..(i + 1) * p]);
+        }
+        // The episode is over.
+        l.episode_length[i] = l.lengths[i];
+        l.episode_scores[i * p..(i + 1) * p].copy_from_slice(&l.states[i].scores()[..p]);
+        if self.mode == ResetMode::SameStep {
+            let od = l.obs_dim;
+            if let Some(f) = l.final_obs.as_deref_mut() {
+                encode(self.enc, r, &l.states[i], &mut f[i * od..(i + 1) * od]);
+            }
+            self.reset_board(&mut l.states[i], &mut l.histories[i], &mut l.rngs[i]);
+            l.lengths[i] = 0;
+            l.masks[i] = l.states[i].legal_mask(r);
+        } else {
+            l.done[i] = true;
+            l.masks[i] = 0;
+        }
+        self.write_view(l, i);
+    }
+}
+
+/// [`State::returns`] without allocating: +1 for a sole winner, 0 for players tied for first,
+/// -1 for the others; all zero unless the game ended by the rules.
+#[inline]
+pub(crate) fn returns_into(rules: &Rules, st: &State, out: &mut [f32]) {
+    if !matches!(st.status(), Status::Ended(_)) {
+        out.fill(0.0);
+        return;
+    }
+    let scores = &st.scores()[..rules.players as usize];
+    let best = scores.iter().copied().max().unwrap_or(0);
+    let tied = scores.iter().filter(|&&s| s == best).count();
+    for (o, &s) in out.iter_mut().zip(scores) {
+        *o = if s < best {
+            -1.0
+        } else if tied == 1 {
+            1.0
+        } else {
+            0.0
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::rules::MAX_PLAYERS;
+
+    #[test]
+    fn returns_match_the_engine() {
+        for spec in ["abapa", "wari", "oware3", "oware4", "oware6"] {
+            let rules: Rules = spec.parse().unwrap();
+            for seed in 0..30u64 {
+                let mut g = Game::with_seed(rules, seed);
+                let mut k = seed as usize;
+                while !g.is_over() {
+                    let m = g.legal_moves();
+                    k = k
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    g.apply(m[(k >> 33) % m.len()]).unwrap();
+                }
+                let mut out = [9f32; MAX_PLAYERS];
+                let n = rules.players as usize;
+                returns_into(&rules, g.state(), &mut out[..n]);
+                assert_eq!(&out[..n], &g.returns()[..n], "{spec} seed {seed}");
+            }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Who plays the seats the caller does not: nobody (self-play) or a built-in policy, so that a
+//! single-agent learner can train inside the batch.
+//!
+//! [`Opponent`] names the built-in choices; anything else (e.g. the search agents of
+//! [`crate::agents`]) plugs in through the [`Policy`] trait as [`Opponent::Policy`].
+//!
+//! ```
+//! use awale::batch::Opponent;
+//! use awale::{Rules, State};
+//! use rand::SeedableRng;
+//! let rules = Rules::abapa();
+//! // South's F (2 seeds) reaches b and takes a=2, b=3.
+//! let s = State::from_parts(&rules, &[1, 0, 0, 0, 0, 2, 1, 2, 8, 0, 0, 0], &[20, 14], 0, 0).unwrap();
+//! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+//! assert_eq!(Opponent::Greedy.choose(&rules, &s, &mut rng), Some(5));
+//! assert_eq!(Opponent::SelfPlay.choose(&rules, &s, &mut rng), None);
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::error::{AwaleError, Result};
+use crate::rules::Rules;
+use crate::state::State;
+
+/// A move-picking policy that can play the opponent seats of a batch. Implementations must be
+/// deterministic given the `rng` stream (it is the board's own), so that batches stay
+/// reproducible.
+pub trait Policy: Send + Sync + fmt::Debug {
+    /// A short name, for display.
+    fn name(&self) -> &str;
+
+    /// Picks a house of the player to move of `state`: one whose bit is set in `legal` (never
+    /// zero). A house outside `legal` is replaced by the lowest legal one.
+    fn choose(&self, rules: &Rules, state: &State, legal: u16, rng: &mut ChaCha8Rng) -> usize;
+}
+
+/// Who plays the seats other than the caller's.
+///
+/// ```
+/// use awale::batch::Opponent;
+/// assert!("self".parse::<Opponent>().unwrap().is_self_play());
+/// assert_eq!("greedy".parse::<Opponent>().unwrap().name(), "greedy");
+/// assert!("alphazero".parse::<Opponent>().is_err());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub enum Opponent {
+    /// The caller plays every seat; each step moves the player to move, and rewards are given
+    /// from every player's point of view.
+    #[default]
+    SelfPlay,
+    /// Uniformly random legal moves.
+    Random,
+    /// The move that captures the most seeds at once; ties broken uniformly at random.
+    Greedy,
+    /// Any other policy.
+    Policy(Arc<dyn Policy>),
+}
+
+impl Opponent {
+    /// True for [`Opponent::SelfPlay`].
+    pub fn is_self_play(&self) -> bool {
+        matches!(self, Opponent::SelfPlay)
+    }
+
+    /// The opponent's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Opponent::SelfPlay => "self",
+            Opponent::Random => "random",
+            Opponent::Greedy => "greedy",
+            Opponent::Policy(p) => p.name(),
+        }
+    }
+
+    /// The house this opponent plays for the player to move of `state`, or `None` for
+    /// self-play or when no move is legal.
+    pub fn choose(&self, rules: &Rules, state: &State, rng: &mut ChaCha8Rng) -> Option<usize> {
+        let legal = state.legal_mask(rules);
+        if legal == 0 || self.is_self_play() {
+            return None;
+        }
+        Some(self.pick(rules, state, legal, rng))
+    }
+
+    /// [`Opponent::choose`] for a known non-zero `legal` mask and a non-self-play opponent.
+    #[inline]
+    pub(crate) fn pick(
+        &self,
+        rules: &Rules,
+        state: &State,
+        legal: u16,
+        rng: &mut ChaCha8Rng,
+    ) -> usize {
+        match self {
+            Opponent::SelfPlay | Opponent::Random => random_legal(legal, rng),
+            Opponent::Greedy => greedy(rules, state, legal, rng),
+            Opponent::Policy(p) => {
+                let h = p.choose(rules, state, legal, rng);
+                if h < 16 && legal & (1 << h) != 0 {
+                    h
+                } else {
+                    legal.trailing_zeros() as usize
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Opponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Opponent {
+    type Err = AwaleError;
+
+    /// Parses `self` (also `selfplay`, `self-play`, `none`), `random` or `greedy`.
+    fn from_str(s: &str) -> Result<Opponent> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "self" | "selfplay" | "self-play" | "self_play" | "none" => Ok(Opponent::SelfPlay),
+            "random" => Ok(Opponent::Random),
+            "greedy" => Ok(Opponent::Greedy),
+            _ => Err(AwaleError::BadBatchInput(format!(
+                "unknown opponent '{s}' (known: self, random, greedy)"
+            ))),
+        }
+    }
+}
+
+/// A uniformly random set bit of `legal` (non-zero), drawn from `rng`.
+#[inline]
+pub(crate) fn random_legal(legal: u16, rng: &mut ChaCha8Rng) -> usize {
+    debug_assert!(legal != 0);
+    let k = rng.random_range(0..legal.count_ones());
+    let mut m = legal;
+    for _ in 0..k {
+        m &= m - 1;
+    }
+    m.trailing_zeros() as usize
+}
+
+/// The legal move that captures the most for the mover, ties broken uniformly at random.
+fn greedy(rules: &Rules, state: &State, legal: u16, rng: &mut ChaCha8Rng) -> usize {
+    let mut best = 0usize;
+    let mut best_gain = -1i32;
+    let mut ties = 0u32;
+    let mut m = legal;
+    while m != 0 {
+        let h = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let mut probe = *state;
+        let gain = probe.apply_unchecked(rules, h).captured as i32;
+        if gain > best_gain {
+            best_gain = gain;
+            best = h;
+            ties = 1;
+        } else if gain == best_gain {
+            ties += 1;
+            if rng.random_range(0..ties) == 0 {
+                best = h;
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[derive(Debug)]
+    struct Lowest;
+    impl Policy for Lowest {
+        fn name(&self) -> &str {
+            "lowest"
+        }
+        fn choose(&self, _: &Rules, _: &State, legal: u16, _: &mut ChaCha8Rng) -> usize {
+            legal.trailing_zeros() as usize
+        }
+    }
+
+    #[derive(Debug)]
+    struct Broken;
+    impl Policy for Broken {
+        fn name(&self) -> &str {
+            "broken"
+        }
+        fn choose(&self, _: &Rules, _: &State, _: u16, _: &mut ChaCha8Rng) -> usize {
+            99
+        }
+    }
+
+    #[test]
+    fn random_is_uniform_over_legal_moves() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut counts = [0u32; 16];
+        for _ in 0..6000 {
+            counts[random_legal(0b101001, &mut rng)] += 1;
+        }
+        for (h, &c) in counts.iter().enumerate() {
+            if [0, 3, 5].contains(&h) {
+                assert!((1800..2200).contains(&c), "house {h}: {c}");
+            } else {
+                assert_eq!(c, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn custom_policies_plug_in_and_illegal_picks_are_replaced() {
+        let rules = Rules::abapa();
+        let s = State::initial(&rules, 0);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let lowest = Opponent::Policy(Arc::new(Lowest));
+        assert_eq!(lowest.name(), "lowest");
+        assert_eq!(lowest.choose(&rules, &s, &mut rng), Some(0));
+        let broken = Opponent::Policy(Arc::new(Broken));
+        assert_eq!(broken.choose(&rules, &s, &mut rng), Some(0));
+    }
+
+    #[test]
+    fn greedy_breaks_ties_at_random() {
+        let rules = Rules::abapa();
+        let s = State::initial(&rules, 0);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut seen = 0u16;
+        for _ in 0..200 {
+            seen |= 1 << Opponent::Greedy.choose(&rules, &s, &mut rng).unwrap();
+        }
+        assert_eq!(seen, 0b111111); // no capture anywhere: every move is a tie
+    }
+}

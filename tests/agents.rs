@@ -1,0 +1,499 @@
+//! Agents: legal and reproducible play in every preset, the specs, and alpha-beta on hand-made
+//! tactical positions checked against an independent exhaustive search.
+
+use awale::agents::alphabeta::{WIN, WIN_BOUND};
+use awale::agents::{
+    build_agent, parse_agent_list, Agent, AlphaBeta, AlphaBetaConfig, Evaluator, GreedyAgent, Mcts,
+    MctsConfig, Turn,
+};
+use awale::{AwaleError, Game, Rules, State, Status};
+
+/// A position with South (player 0) to move.
+fn pos(rules: &Rules, south: [u8; 6], north: [u8; 6], scores: [u8; 2]) -> State {
+    let mut pits = south.to_vec();
+    pits.extend_from_slice(&north);
+    State::from_parts(rules, &pits, &scores, 0, 0).unwrap()
+}
+
+/// The value of a finished position for its player to move, as alpha-beta defines it.
+fn terminal(s: &State, ply: i32) -> i32 {
+    let me = s.to_move();
+    let d = s.scores()[me] as i32 - s.scores()[1 - me] as i32;
+    match s.status() {
+        Status::Ended(_) => match d.signum() {
+            1 => WIN - 64 * ply + d,
+            -1 => -WIN + 64 * ply + d,
+            _ => 0,
+        },
+        _ => 100 * d,
+    }
+}
+
+/// Plain minimax to `depth` plies, without pruning, tables or ordering: an independent check.
+fn solve(rules: &Rules, s: &State, depth: i32, ply: i32) -> i32 {
+    if s.is_over() {
+        return terminal(s, ply);
+    }
+    if depth == 0 {
+        return Evaluator::material().evaluate(rules, s);
+    }
+    let mut best = i32::MIN;
+    for h in s.legal_moves(rules) {
+        let mut c = *s;
+        c.apply_unchecked(rules, h);
+        let v = solve(rules, &c, depth - 1, ply + 1);
+        best = best.max(if c.to_move() == s.to_move() { v } else { -v });
+    }
+    best
+}
+
+/// Every legal move with its exact minimax value to `depth`.
+fn move_values(rules: &Rules, s: &State, depth: i32) -> Vec<(usize, i32)> {
+    s.legal_moves(rules)
+        .into_iter()
+        .map(|h| {
+            let mut c = *s;
+            c.apply_unchecked(rules, h);
+            let v = solve(rules, &c, depth - 1, 1);
+            (h, if c.to_move() == s.to_move() { v } else { -v })
+        })
+        .collect()
+}
+
+/// The moves of best value and that value.
+fn best_moves(values: &[(usize, i32)]) -> (Vec<usize>, i32) {
+    let best = values.iter().map(|v| v.1).max().unwrap();
+    (
+        values.iter().filter(|v| v.1 == best).map(|v| v.0).collect(),
+        best,
+    )
+}
+
+fn alphabeta(depth: u32) -> AlphaBeta {
+    AlphaBeta::new(AlphaBetaConfig {
+        depth,
+        ..Default::default()
+    })
+}
+
+/// Plays a game between `specs` (seat `i` gets `specs[i % len]`), each agent reset with a seed
+/// derived from `seed`; returns the moves.
+fn play(rules: &Rules, specs: &[&str], seed: u64) -> Game {
+    let mut game = Game::with_seed(*rules, seed);
+    let mut agents: Vec<Box<dyn Agent>> = (0..rules.players as usize)
+        .map(|p| build_agent(specs[p % specs.len()], rules).unwrap())
+        .collect();
+    for (p, a) in agents.iter_mut().enumerate() {
+        a.reset(seed * 10 + p as u64);
+    }
+    while !game.is_over() {
+        let mv = agents[game.to_move()]
+            .select(&Turn::from_game(&game))
+            .unwrap();
+        game.apply(mv).expect("agents play legal moves");
+    }
+    game
+}
+
+#[test]
+fn every_agent_plays_legal_reproducible_games_in_every_preset() {
+    for preset in [
+        "abapa",
+        "awale",
+        "wari",
+        "openspiel",
+        "oware2",
+        "oware3",
+        "oware4",
+        "oware6",
+    ] {
+        let rules: Rules = format!("{preset}:max_plies=150").parse().unwrap();
+        let mut specs = vec!["random", "greedy", "mcts:sims=24"];
+        if rules.players == 2 {
+            specs.push("alphabeta:depth=2");
+        }
+        // Every agent meets every other at least once across the rotations.
+        for shift in 0..specs.len() {
+            let lineup: Vec<&str> = (0..specs.len())
+                .map(|i| specs[(i + shift) % specs.len()])
+                .collect();
+            let a = play(&rules, &lineup, shift as u64);
+            let b = play(&rules, &lineup, shift as u64);
+            assert!(a.is_over(), "{preset}");
+            assert_eq!(
+                a.moves(),
+                b.moves(),
+                "{preset} {lineup:?}: same seeds, same game"
+            );
+            let total: u32 = a.scores().iter().sum::<u32>() + a.state().board_seeds(&rules);
+            assert_eq!(total, rules.total_seeds());
+        }
+    }
+}
+
+#[test]
+fn different_seeds_give_different_random_games() {
+    let rules = Rules::abapa();
+    let a = play(&rules, &["random"], 1);
+    let b = play(&rules, &["random"], 2);
+    assert_ne!(a.moves(), b.moves());
+}
+
+#[test]
+fn alphabeta_is_for_two_players_only() {
+    let e = build_agent("alphabeta:depth=3", &Rules::oware(3).unwrap())
+        .err()
+        .unwrap();
+    assert!(matches!(e, AwaleError::BadAgentSpec { .. }));
+    assert!(e.to_string().contains("2-player"), "{e}");
+    // The relay game for two players is fine.
+    assert!(build_agent("alphabeta:depth=3", &Rules::oware(2).unwrap()).is_ok());
+    // Asked directly on a 3-player position, it refuses with an error, not a panic.
+    let rules = Rules::oware(3).unwrap();
+    let game = Game::new(rules);
+    assert!(alphabeta(2).select(&Turn::from_game(&game)).is_err());
+}
+
+#[test]
+fn agent_list_and_spec_errors() {
+    let specs =
+        parse_agent_list("random, greedy;alphabeta:depth=4,nodes=500 mcts:sims=10,c=0.5").unwrap();
+    let texts: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        texts,
+        [
+            "random",
+            "greedy",
+            "alphabeta:depth=4,nodes=500",
+            "mcts:sims=10,c=0.5"
+        ]
+    );
+    assert!(parse_agent_list("").is_err());
+    assert!(parse_agent_list("depth=3,random").is_err());
+    let rules = Rules::abapa();
+    for (spec, needle) in [
+        ("alphabeta:depth=-1", "depth"),
+        ("alphabeta:tt_mb=1000000", "tt_mb"),
+        ("mcts:c=abc", "c: 'abc'"),
+        ("mcts:sims=", "KEY=VALUE"),
+        ("greedy:depth=2", "unknown option 'depth' for greedy"),
+        ("nn:path=x.onnx", "unknown agent 'nn'"),
+        (":depth=2", "kind is missing"),
+    ] {
+        let e = build_agent(spec, &rules)
+            .err()
+            .unwrap_or_else(|| panic!("{spec} should fail"));
+        assert!(
+            matches!(e, AwaleError::BadAgentSpec { .. }),
+            "{spec}: {e:?}"
+        );
+        assert!(e.to_string().contains(needle), "{spec}: {e}");
+    }
+    let named = build_agent("greedy:name=gourmand,seed=4", &rules).unwrap();
+    assert_eq!(named.name(), "gourmand");
+}
+
+/// Forced multi-hole capture. South (21 seeds) to move: F takes a (2+1) at once, which is what
+/// greedy plays, but D is the only move that wins: whatever North answers, South's next move
+/// captures two holes or more and passes 25.
+#[test]
+fn alphabeta_finds_the_forced_multi_hole_capture() {
+    let rules = Rules::abapa();
+    let s = pos(&rules, [0, 0, 0, 2, 4, 1], [2, 1, 0, 1, 0, 0], [21, 16]);
+    let values = move_values(&rules, &s, 5);
+    let (best, value) = best_moves(&values);
+    assert_eq!(best, vec![3], "{values:?}");
+    assert!(value > WIN_BOUND);
+    // Every North reply to D allows a capture of two or more holes that wins.
+    let mut after = s;
+    after.apply(&rules, 3).unwrap();
+    for reply in after.legal_moves(&rules) {
+        let mut t = after;
+        t.apply(&rules, reply).unwrap();
+        let wins = t.legal_moves(&rules).into_iter().any(|h| {
+            let before = *t.pits();
+            let mut u = t;
+            let info = u.apply(&rules, h).unwrap();
+            let holes = (6..12)
+                .filter(|&p| before[p] > 0 && u.pits()[p] == 0)
+                .count();
+            info.captured > 0 && holes >= 2 && u.scores()[0] >= 25
+        });
+        assert!(wins, "reply {reply}");
+    }
+    for depth in [3, 4, 6, 8] {
+        let r = alphabeta(depth).search(&Turn::new(&rules, &s)).unwrap();
+        assert_eq!((r.best, r.value), (3, value), "depth {depth}");
+    }
+    assert_eq!(
+        GreedyAgent::new(0).select(&Turn::new(&rules, &s)).unwrap(),
+        5
+    );
+}
+
+/// A grand slam must not be counted as a gain. South (21) to move, North holds a=1, b=1 only:
+/// F (2 seeds) brings both to 2, which would take all of North's seeds, so under the
+/// international rules it captures nothing. E takes a (2) and wins; D loses.
+#[test]
+fn alphabeta_does_not_count_a_grand_slam_as_a_gain() {
+    let rules = Rules::abapa();
+    let s = pos(&rules, [0, 0, 0, 1, 2, 2], [1, 1, 0, 0, 0, 0], [21, 20]);
+    let mut slam = s;
+    let info = slam.apply(&rules, 5).unwrap();
+    assert!(info.grand_slam && info.captured == 0);
+    let values = move_values(&rules, &s, 7);
+    let (best, value) = best_moves(&values);
+    assert_eq!(best, vec![4], "{values:?}");
+    assert!(value > WIN_BOUND);
+    let slam_value = values.iter().find(|v| v.0 == 5).unwrap().1;
+    assert!(
+        slam_value < WIN_BOUND,
+        "the grand slam does not win: {values:?}"
+    );
+    for depth in [2, 4, 7] {
+        let r = alphabeta(depth).search(&Turn::new(&rules, &s)).unwrap();
+        assert_eq!(r.best, 4, "depth {depth}");
+    }
+    let r = alphabeta(7).search(&Turn::new(&rules, &s)).unwrap();
+    assert_eq!(r.value, value);
+    // Where the rules let a grand slam capture everything, F wins at once.
+    let capture_all: Rules = "abapa:grand_slam=capture_all".parse().unwrap();
+    let s2 = pos(
+        &capture_all,
+        [0, 0, 0, 1, 2, 2],
+        [1, 1, 0, 0, 0, 0],
+        [21, 20],
+    );
+    let r = alphabeta(4).search(&Turn::new(&capture_all, &s2)).unwrap();
+    assert_eq!(r.best, 5);
+    assert_eq!(r.value, WIN - 64 + (25 - 20));
+}
+
+/// A starvation finish (`001`: "gagner les graines restantes en affamant son adversaire").
+/// North has one seed, in f, which it must play into South's row. If South keeps every seed
+/// out of reach of North's row (A, B or C), South cannot feed North on the next turn and, under
+/// the international rules, takes the 7 seeds left: a win. E puts a seed in F, which could feed,
+/// and the game goes on. Under Wari's rules the starved player takes the seeds instead (the
+/// feeder holding more than 3), so A, B and C lose there and E is the move.
+#[test]
+fn alphabeta_plays_the_starvation_finish() {
+    let south = [3, 2, 1, 0, 1, 0];
+    let north = [0, 0, 0, 0, 0, 1];
+    let rules = Rules::abapa();
+    let s = pos(&rules, south, north, [22, 18]);
+    let values = move_values(&rules, &s, 6);
+    let (best, value) = best_moves(&values);
+    assert_eq!(best, vec![0, 1, 2], "{values:?}");
+    assert_eq!(value, WIN - 2 * 64 + (22 + 8 - 18));
+    let r = alphabeta(6).search(&Turn::new(&rules, &s)).unwrap();
+    assert!(best.contains(&r.best), "{r:?}");
+    assert_eq!(r.value, value);
+    // Check the finish itself.
+    let mut g = Game::from_state(rules, s);
+    g.apply(r.best).unwrap();
+    g.apply(5).unwrap();
+    assert_eq!(g.status(), Status::Ended(awale::EndReason::CannotFeed));
+    assert_eq!(g.scores(), vec![30, 18]);
+
+    let wari = Rules::wari();
+    let s = pos(&wari, south, north, [22, 18]);
+    let values = move_values(&wari, &s, 6);
+    let (best, _) = best_moves(&values);
+    assert_eq!(best, vec![4], "{values:?}");
+    assert_eq!(alphabeta(6).search(&Turn::new(&wari, &s)).unwrap().best, 4);
+}
+
+/// The game's history counts: a move that repeats a position seen since the last capture ends
+/// the game at once (each player takes his own row), and here that wins sooner than starvation.
+#[test]
+fn alphabeta_uses_the_history_for_repetitions() {
+    let rules = Rules::abapa();
+    let s = pos(&rules, [3, 2, 1, 0, 1, 0], [0, 0, 0, 0, 0, 1], [22, 18]);
+    let mut after_e = s;
+    after_e.apply(&rules, 4).unwrap();
+    let history = [after_e.key(), s.key()];
+    let turn = Turn {
+        rules: &rules,
+        state: &s,
+        history: &history,
+    };
+    let r = alphabeta(4).search(&turn).unwrap();
+    assert_eq!(r.best, 4);
+    // South takes 22 + 7 on his side, North 18 + 1.
+    assert_eq!(r.value, WIN - 64 + (29 - 19));
+    // Without the history, E is no longer a win at once.
+    assert_ne!(alphabeta(4).search(&Turn::new(&rules, &s)).unwrap().best, 4);
+    // With the cycle rule off it is an ordinary move again.
+    let ignore: Rules = "abapa:cycle=ignore,max_plies=300".parse().unwrap();
+    let turn = Turn {
+        rules: &ignore,
+        state: &s,
+        history: &history,
+    };
+    assert_ne!(alphabeta(4).search(&turn).unwrap().best, 4);
+}
+
+#[test]
+fn alphabeta_plays_sparse_endgames_to_the_end() {
+    // Few seeds far apart: long manoeuvres, repetitions and the ply limit.
+    for spec in [
+        "abapa",
+        "wari",
+        "awale",
+        "abapa:cycle=ignore,max_plies=120",
+        "oware2",
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let board = [1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1];
+        let s = State::from_parts(&rules, &board, &[22, 22], 0, 0).unwrap();
+        let mut g = Game::from_state(rules, s);
+        let mut agents = [alphabeta(5), alphabeta(3)];
+        while !g.is_over() && g.moves().len() < 1000 {
+            let mv = agents[g.to_move()].select(&Turn::from_game(&g)).unwrap();
+            g.apply(mv).unwrap();
+        }
+        assert!(g.is_over(), "{spec}");
+    }
+}
+
+#[test]
+fn search_limits_are_respected() {
+    let rules = Rules::abapa();
+    let s = State::initial(&rules, 0);
+    let turn = Turn::new(&rules, &s);
+    let mut ab = AlphaBeta::new(AlphaBetaConfig {
+        depth: 30,
+        nodes: 5_000,
+        ..Default::default()
+    });
+    let r = ab.search(&turn).unwrap();
+    assert!(
+        r.depth >= 1 && r.depth < 30 && r.nodes <= 5_000 + 1_100,
+        "{r:?}"
+    );
+    // A node limit is reproducible.
+    let again = AlphaBeta::new(*ab.config()).search(&turn).unwrap();
+    assert_eq!(
+        (r.best, r.value, r.depth, r.nodes),
+        (again.best, again.value, again.depth, again.nodes)
+    );
+    // A tiny time budget still returns a legal move (depth 1 always completes).
+    let mut quick = AlphaBeta::new(AlphaBetaConfig {
+        depth: 40,
+        time_ms: 1,
+        ..Default::default()
+    });
+    let r = quick.search(&turn).unwrap();
+    assert!(s.legal_mask(&rules) & (1 << r.best) != 0 && r.depth >= 1);
+    let mut m = Mcts::new(
+        MctsConfig {
+            sims: 1_000_000,
+            time_ms: 1,
+            ..Default::default()
+        },
+        0,
+    );
+    let r = m.search(&turn).unwrap();
+    assert!(r.sims < 1_000_000 && s.legal_mask(&rules) & (1 << r.best) != 0);
+}
+
+#[test]
+fn agents_refuse_a_finished_game() {
+    let rules = Rules::abapa();
+    let s = State::from_parts(&rules, &[0; 12], &[25, 23], 0, 0).unwrap();
+    assert!(s.is_over());
+    for spec in ["random", "greedy", "alphabeta:depth=2", "mcts:sims=5"] {
+        let e = build_agent(spec, &rules)
+            .unwrap()
+            .select(&Turn::new(&rules, &s))
+            .unwrap_err();
+        assert!(matches!(e, AwaleError::AgentFailed { .. }), "{spec}: {e:?}");
+    }
+}
+
+#[test]
+fn mcts_finds_wins_in_two_and_three_player_games() {
+    // The grand-slam position under capture_all: F wins at once.
+    let rules: Rules = "abapa:grand_slam=capture_all".parse().unwrap();
+    let s = pos(&rules, [0, 0, 0, 1, 2, 2], [1, 1, 0, 0, 0, 0], [21, 20]);
+    let mut m = Mcts::new(
+        MctsConfig {
+            sims: 400,
+            ..Default::default()
+        },
+        5,
+    );
+    let r = m.search(&Turn::new(&rules, &s)).unwrap();
+    assert_eq!(r.best, 5, "{r:?}");
+    // Three-player owaré: player 0 can bring a hole to 4 and end the game in the lead.
+    let rules = Rules::oware(3).unwrap();
+    let pits = [0, 0, 1, 1, 3, 0, 0, 0, 1, 0, 0, 1];
+    let s = State::from_parts(&rules, &pits, &[15, 14, 12], 0, 0).unwrap();
+    assert_eq!(s.legal_moves(&rules).len(), 2);
+    let win = s
+        .legal_moves(&rules)
+        .into_iter()
+        .find(|&h| {
+            let mut t = s;
+            t.apply(&rules, h).unwrap();
+            t.is_over() && t.winners(&rules) == vec![0]
+        })
+        .expect("the position has a winning move");
+    let r = m.search(&Turn::new(&rules, &s)).unwrap();
+    assert_eq!(r.best, win, "{r:?}");
+}
+
+/// Speed figures (provisional; machine-dependent): alpha-beta nodes per second, MCTS
+/// simulations per second. Run with
+/// `cargo test --release --test agents -- --ignored --nocapture speed`.
+#[test]
+#[ignore]
+fn speed_figures() {
+    let rules = Rules::abapa();
+    let mut positions = vec![State::initial(&rules, 0)];
+    let mut g = Game::new(rules);
+    let mut a = build_agent("random", &rules).unwrap();
+    a.reset(3);
+    while !g.is_over() && g.moves().len() < 30 {
+        let mv = a.select(&Turn::from_game(&g)).unwrap();
+        g.apply(mv).unwrap();
+        if g.moves().len() % 10 == 0 {
+            positions.push(*g.state());
+        }
+    }
+    for eval in ["material", "strategic"] {
+        let (mut nodes, mut secs) = (0u64, 0f64);
+        for s in &positions {
+            let mut ab = AlphaBeta::new(AlphaBetaConfig {
+                depth: 12,
+                eval: Evaluator::named(eval).unwrap(),
+                ..Default::default()
+            });
+            let r = ab.search(&Turn::new(&rules, s)).unwrap();
+            nodes += r.nodes;
+            secs += r.elapsed.as_secs_f64();
+        }
+        println!(
+            "alphabeta depth 12, eval {eval}: {nodes} nodes in {secs:.2} s = {:.2} M nodes/s",
+            nodes as f64 / secs / 1e6
+        );
+    }
+    for preset in ["abapa", "oware3"] {
+        let rules: Rules = preset.parse().unwrap();
+        let s = State::initial(&rules, 0);
+        let mut m = Mcts::new(
+            MctsConfig {
+                sims: 20_000,
+                ..Default::default()
+            },
+            1,
+        );
+        let r = m.search(&Turn::new(&rules, &s)).unwrap();
+        println!(
+            "mcts {preset}: {} simulations in {:.2} s = {:.0} sims/s",
+            r.sims,
+            r.elapsed.as_secs_f64(),
+            r.sims as f64 / r.elapsed.as_secs_f64()
+        );
+    }
+}

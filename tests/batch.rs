@@ -1,0 +1,722 @@
+//! The batch simulator against the single-board engine, across threads, snapshots, reset modes
+//! and bad input.
+
+use awale::batch::{
+    board_rng, encode_state, Batch, BatchConfig, BatchSnapshot, IllegalActionPolicy, ObsEncoding,
+    Opening, Opponent, ResetMode, StepBuffers,
+};
+use awale::{Game, Rules, State, Status};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const PRESETS: [&str; 8] = [
+    "abapa",
+    "awale",
+    "wari",
+    "openspiel",
+    "oware2",
+    "oware3",
+    "oware4",
+    "oware6",
+];
+
+/// The compact observation, written independently of the crate's encoder.
+fn expected_compact(rules: &Rules, s: &State) -> Vec<f32> {
+    let (n, h, p) = (rules.pits(), rules.houses as usize, rules.players as usize);
+    let m = s.to_move();
+    let mut v: Vec<f32> = (0..n).map(|j| s.pits()[(m * h + j) % n] as f32).collect();
+    v.extend((0..p).map(|k| s.scores()[(m + k) % p] as f32));
+    v.extend((0..p).map(|k| if k == m { 1.0 } else { 0.0 }));
+    v
+}
+
+fn mask_vec(rules: &Rules, bits: u16) -> Vec<u8> {
+    (0..rules.houses as usize)
+        .map(|h| ((bits >> h) & 1) as u8)
+        .collect()
+}
+
+/// A uniformly random legal action per board from the returned masks (0 where none is legal).
+fn random_actions<O: awale::batch::ObsValue>(
+    buf: &StepBuffers<O>,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Vec<i64> {
+    (0..n)
+        .map(|i| {
+            let legal: Vec<usize> = buf
+                .mask_of(i)
+                .iter()
+                .enumerate()
+                .filter(|(_, &m)| m == 1)
+                .map(|(h, _)| h)
+                .collect();
+            if legal.is_empty() {
+                0
+            } else {
+                legal[rng.random_range(0..legal.len())] as i64
+            }
+        })
+        .collect()
+}
+
+/// Every board of a self-play batch follows a `Game` fed the same moves, output by output.
+fn check_against_engine(spec: &str, mode: ResetMode, boards: usize, steps: usize, seed: u64) {
+    let rules: Rules = spec.parse().unwrap();
+    let cfg = BatchConfig::new(rules, boards)
+        .with_reset_mode(mode)
+        .with_seed(seed)
+        .with_threads(2);
+    let mut batch = Batch::new(cfg).unwrap();
+    let mut buf = StepBuffers::<f32>::for_batch(&batch);
+    batch.reset(None, &mut buf.output()).unwrap();
+    let p = rules.players as usize;
+    let fresh = |s: &State| {
+        assert_eq!(
+            *s,
+            State::initial(&rules, s.to_move()),
+            "{spec}: a reset starts afresh"
+        );
+        Game::from_state(rules, *s)
+    };
+    let mut games: Vec<Game> = (0..boards)
+        .map(|i| fresh(batch.state(i).unwrap()))
+        .collect();
+    let mut pending = vec![false; boards];
+    let mut lengths = vec![0u32; boards];
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 99);
+    let mut ended = 0;
+    for i in 0..boards {
+        assert_eq!(buf.obs_of(i), expected_compact(&rules, games[i].state()));
+    }
+    for step in 0..steps {
+        let actions: Vec<i64> = (0..boards)
+            .map(|i| {
+                if pending[i] {
+                    return 99; // ignored: the board resets
+                }
+                assert_eq!(buf.mask_of(i), mask_vec(&rules, games[i].legal_mask()));
+                let legal = games[i].legal_moves();
+                legal[rng.random_range(0..legal.len())] as i64
+            })
+            .collect();
+        batch.step(&actions, &mut buf.output()).unwrap();
+        for i in 0..boards {
+            let ctx = format!("{spec} {mode} step {step} board {i}");
+            if pending[i] {
+                pending[i] = false;
+                assert!(!buf.terminated[i] && !buf.truncated[i], "{ctx}");
+                assert!(buf.rewards_of(i).iter().all(|&r| r == 0.0), "{ctx}");
+                assert_eq!(buf.episode_length[i], 0, "{ctx}");
+                games[i] = fresh(batch.state(i).unwrap());
+                lengths[i] = 0;
+            } else {
+                games[i].apply(actions[i] as usize).unwrap();
+                lengths[i] += 1;
+                let g = &games[i];
+                if g.is_over() {
+                    ended += 1;
+                    assert_eq!(
+                        buf.terminated[i],
+                        matches!(g.status(), Status::Ended(_)),
+                        "{ctx}"
+                    );
+                    assert_eq!(buf.truncated[i], g.status() == Status::Truncated, "{ctx}");
+                    assert_eq!(buf.rewards_of(i), &g.returns()[..p], "{ctx}");
+                    assert_eq!(buf.episode_length[i], lengths[i], "{ctx}");
+                    let scores: Vec<u8> = g.scores().iter().map(|&x| x as u8).collect();
+                    assert_eq!(buf.episode_scores_of(i), scores, "{ctx}");
+                    if mode == ResetMode::SameStep {
+                        assert_eq!(
+                            buf.final_obs_of(i),
+                            expected_compact(&rules, g.state()),
+                            "{ctx}"
+                        );
+                        games[i] = fresh(batch.state(i).unwrap());
+                        lengths[i] = 0;
+                    } else {
+                        assert_eq!(batch.state(i).unwrap(), g.state(), "{ctx}");
+                        assert!(buf.mask_of(i).iter().all(|&m| m == 0), "{ctx}");
+                        pending[i] = true;
+                    }
+                } else {
+                    assert!(!buf.terminated[i] && !buf.truncated[i], "{ctx}");
+                    assert!(buf.rewards_of(i).iter().all(|&r| r == 0.0), "{ctx}");
+                    assert_eq!(buf.episode_length[i], 0, "{ctx}");
+                }
+            }
+            let g = &games[i];
+            assert_eq!(batch.state(i).unwrap(), g.state(), "{ctx}");
+            assert_eq!(buf.obs_of(i), expected_compact(&rules, g.state()), "{ctx}");
+            assert_eq!(buf.to_move[i] as usize, g.to_move(), "{ctx}");
+            if !pending[i] {
+                assert_eq!(buf.mask_of(i), mask_vec(&rules, g.legal_mask()), "{ctx}");
+            }
+        }
+    }
+    assert!(ended > boards, "{spec}: only {ended} episodes ended");
+}
+
+#[test]
+fn every_preset_matches_the_engine_with_next_step_resets() {
+    for spec in PRESETS {
+        check_against_engine(spec, ResetMode::NextStep, 16, 3000, 1);
+    }
+}
+
+#[test]
+fn every_preset_matches_the_engine_with_same_step_resets() {
+    for spec in PRESETS {
+        check_against_engine(spec, ResetMode::SameStep, 16, 3000, 2);
+    }
+    // Truncation by the ply limit, and a cycle-ignoring variant.
+    check_against_engine("abapa:max_plies=30", ResetMode::SameStep, 8, 400, 3);
+    check_against_engine(
+        "wari:cycle=ignore,max_plies=90",
+        ResetMode::NextStep,
+        8,
+        400,
+        4,
+    );
+}
+
+/// Every output of `steps` steps with random legal actions, concatenated.
+fn run_digest(cfg: BatchConfig, steps: usize) -> (Vec<u8>, BatchSnapshot) {
+    let mut batch = Batch::new(cfg).unwrap();
+    let n = batch.num_boards();
+    let mut buf = StepBuffers::<f32>::for_batch(&batch);
+    batch.reset(None, &mut buf.output()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(1234);
+    let mut digest = Vec::new();
+    for _ in 0..steps {
+        let actions = random_actions(&buf, n, &mut rng);
+        batch.step(&actions, &mut buf.output()).unwrap();
+        digest.extend(buf.obs.iter().flat_map(|x| x.to_le_bytes()));
+        digest.extend(buf.final_obs.iter().flat_map(|x| x.to_le_bytes()));
+        digest.extend(&buf.mask);
+        digest.extend(buf.rewards.iter().flat_map(|x| x.to_le_bytes()));
+        digest.extend(
+            buf.terminated
+                .iter()
+                .chain(&buf.truncated)
+                .map(|&b| b as u8),
+        );
+        digest.extend(&buf.to_move);
+        digest.extend(buf.episode_length.iter().flat_map(|x| x.to_le_bytes()));
+        digest.extend(&buf.episode_scores);
+    }
+    (digest, batch.snapshot())
+}
+
+#[test]
+fn thread_count_does_not_change_anything() {
+    for (spec, opp, mode) in [
+        ("abapa", Opponent::Random, ResetMode::SameStep),
+        ("oware3", Opponent::Greedy, ResetMode::NextStep),
+        ("wari", Opponent::SelfPlay, ResetMode::SameStep),
+    ] {
+        let cfg = BatchConfig::new(spec.parse().unwrap(), 1001)
+            .with_opponent(opp)
+            .with_learner_seat(1)
+            .with_reset_mode(mode)
+            .with_opening(Opening::between(0, 6))
+            .with_seed(77);
+        let one = run_digest(cfg.clone().with_threads(1), 60);
+        for t in [2, 8] {
+            let other = run_digest(cfg.clone().with_threads(t), 60);
+            assert!(one.0 == other.0, "{spec}: {t} threads differ from 1");
+            assert_eq!(one.1, other.1, "{spec}: {t} threads end elsewhere");
+        }
+    }
+}
+
+#[test]
+fn a_board_does_not_depend_on_the_rest_of_the_batch() {
+    // Board i plays the same games in a batch of 5 and in a batch of 40 given the same actions.
+    let rules = Rules::oware(4).unwrap();
+    let cfg = |n| {
+        BatchConfig::new(rules, n)
+            .with_opponent(Opponent::Random)
+            .with_opening(Opening::plies(3))
+            .with_reset_mode(ResetMode::SameStep)
+            .with_seed(5)
+    };
+    let mut small = Batch::new(cfg(5)).unwrap();
+    let mut big = Batch::new(cfg(40).with_threads(2)).unwrap();
+    let mut bs = StepBuffers::<u8>::for_batch(&small);
+    let mut bb = StepBuffers::<u8>::for_batch(&big);
+    small.observe(&mut bs.output()).unwrap();
+    big.observe(&mut bb.output()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for _ in 0..300 {
+        let actions = random_actions(&bb, 40, &mut rng);
+        small.step(&actions[..5], &mut bs.output()).unwrap();
+        big.step(&actions, &mut bb.output()).unwrap();
+        assert_eq!(bs.obs[..], bb.obs[..bs.obs.len()]);
+        assert_eq!(bs.rewards[..], bb.rewards[..bs.rewards.len()]);
+        assert_eq!(small.states()[..], big.states()[..5]);
+    }
+}
+
+#[test]
+fn snapshot_and_restore_replay_identically() {
+    let cfg = BatchConfig::new(Rules::oware(3).unwrap(), 33)
+        .with_opponent(Opponent::Random)
+        .with_learner_seat(2)
+        .with_opening(Opening::between(1, 5))
+        .with_reset_mode(ResetMode::NextStep)
+        .with_threads(2)
+        .with_seed(11);
+    let mut batch = Batch::new(cfg.clone()).unwrap();
+    let mut buf = StepBuffers::<f32>::for_batch(&batch);
+    batch.reset(None, &mut buf.output()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for _ in 0..60 {
+        let a = random_actions(&buf, 33, &mut rng);
+        batch.step(&a, &mut buf.output()).unwrap();
+    }
+    let snap = batch.snapshot();
+    let json = serde_json::to_string(&snap).unwrap();
+    let buf_at_snap = buf.clone();
+    let mut actions = Vec::new();
+    let mut outputs = Vec::new();
+    for _ in 0..200 {
+        let a = random_actions(&buf, 33, &mut rng);
+        batch.step(&a, &mut buf.output()).unwrap();
+        actions.push(a);
+        outputs.push(buf.clone());
+    }
+    let end = batch.snapshot();
+
+    // Restore into the same batch, and into a fresh batch with another seed, from JSON.
+    let from_json: BatchSnapshot = serde_json::from_str(&json).unwrap();
+    assert_eq!(from_json, snap);
+    let mut other = Batch::new(cfg.with_seed(999)).unwrap();
+    for (b, restored) in [(&mut batch, &snap), (&mut other, &from_json)] {
+        b.restore(restored).unwrap();
+        let mut out = buf_at_snap.clone();
+        for (a, expected) in actions.iter().zip(&outputs) {
+            b.step(a, &mut out.output()).unwrap();
+            assert_eq!(&out, expected);
+        }
+        assert_eq!(b.snapshot(), end);
+    }
+    // observe() rebuilds the observations after a restore.
+    other.restore(&snap).unwrap();
+    let mut fresh = StepBuffers::<f32>::for_batch(&other);
+    other.observe(&mut fresh.output()).unwrap();
+    assert_eq!(fresh.obs, buf_at_snap.obs);
+    assert_eq!(fresh.mask, buf_at_snap.mask);
+    assert_eq!(fresh.to_move, buf_at_snap.to_move);
+}
+
+#[test]
+fn restore_refuses_foreign_or_corrupt_snapshots() {
+    let mut a = Batch::new(BatchConfig::new(Rules::abapa(), 4)).unwrap();
+    let b = Batch::new(BatchConfig::new(Rules::abapa(), 5)).unwrap();
+    let c = Batch::new(BatchConfig::new(Rules::wari(), 4)).unwrap();
+    let before = a.snapshot();
+    let e = a.restore(&b.snapshot()).unwrap_err();
+    assert!(e.to_string().contains("5 boards"), "{e}");
+    let e = a.restore(&c.snapshot()).unwrap_err();
+    assert!(e.to_string().contains("wari"), "{e}");
+    // A position with a seed too many.
+    let mut json: serde_json::Value = serde_json::to_value(a.snapshot()).unwrap();
+    json["boards"][2]["state"]["pits"][0] = serde_json::json!(5);
+    let bad: BatchSnapshot = serde_json::from_value(json).unwrap();
+    let e = a.restore(&bad).unwrap_err();
+    assert!(e.to_string().contains("board 2"), "{e}");
+    assert_eq!(a.snapshot(), before);
+}
+
+#[test]
+fn reset_with_a_seed_equals_a_new_batch_and_streams_continue_without_one() {
+    let cfg = BatchConfig::new(Rules::oware(6).unwrap(), 16).with_opening(Opening::plies(4));
+    let mut a = Batch::new(cfg.clone().with_seed(3)).unwrap();
+    let mut b = Batch::new(cfg.clone().with_seed(4)).unwrap();
+    let mut buf = StepBuffers::<u8>::for_batch(&a);
+    b.reset(Some(3), &mut buf.output()).unwrap();
+    assert_eq!(a.snapshot(), b.snapshot());
+    assert_eq!(b.config().seed, 3);
+    let first = a.snapshot();
+    a.reset(None, &mut buf.output()).unwrap();
+    assert_ne!(a.snapshot(), first);
+    // Openings differ from board to board, and have 4 plies.
+    let distinct: std::collections::HashSet<_> = a.states().iter().map(|s| s.key()).collect();
+    assert!(distinct.len() > 8);
+    assert!(a.states().iter().all(|s| s.ply() == 4));
+}
+
+fn truncating(mode: ResetMode) -> (Batch, StepBuffers<f32>) {
+    // Every game is truncated after 4 plies.
+    let cfg = BatchConfig::new("abapa:max_plies=4".parse().unwrap(), 3)
+        .with_reset_mode(mode)
+        .with_seed(1);
+    let mut batch = Batch::new(cfg).unwrap();
+    let mut buf = StepBuffers::for_batch(&batch);
+    batch.reset(None, &mut buf.output()).unwrap();
+    for actions in [[0u8, 1, 2], [0, 1, 2], [3, 4, 5]] {
+        batch.step(&actions, &mut buf.output()).unwrap();
+        assert!(!buf.truncated.iter().any(|&t| t));
+    }
+    (batch, buf)
+}
+
+#[test]
+fn next_step_reset_returns_final_then_first_observation() {
+    let (mut batch, mut buf) = truncating(ResetMode::NextStep);
+    batch.step(&[3u8, 4, 5], &mut buf.output()).unwrap();
+    assert_eq!(buf.truncated, [true; 3]);
+    assert_eq!(buf.terminated, [false; 3]);
+    assert_eq!(buf.episode_length, [4; 3]);
+    assert!(buf.mask.iter().all(|&m| m == 0));
+    let rules = *batch.rules();
+    for i in 0..3 {
+        assert_eq!(batch.state(i).unwrap().ply(), 4);
+        assert_eq!(
+            buf.obs_of(i),
+            expected_compact(&rules, batch.state(i).unwrap())
+        );
+    }
+    assert_eq!(batch.done(), [true; 3]);
+    // The next step ignores the actions, whatever they are.
+    batch.step(&[-7i64, 100, 0], &mut buf.output()).unwrap();
+    assert_eq!(buf.truncated, [false; 3]);
+    assert_eq!(buf.episode_length, [0; 3]);
+    let start = State::initial(&rules, 0);
+    for i in 0..3 {
+        assert_eq!(*batch.state(i).unwrap(), start);
+        assert_eq!(buf.obs_of(i), expected_compact(&rules, &start));
+        assert_eq!(buf.mask_of(i), [1; 6]);
+    }
+}
+
+#[test]
+fn same_step_reset_keeps_the_final_observation() {
+    let (mut batch, mut buf) = truncating(ResetMode::SameStep);
+    let rules = *batch.rules();
+    let mut before = batch.states().to_vec();
+    let actions = [3u8, 4, 5];
+    for (s, &a) in before.iter_mut().zip(&actions) {
+        s.apply(&rules, a as usize).unwrap();
+    }
+    batch.step(&actions, &mut buf.output()).unwrap();
+    assert_eq!(buf.truncated, [true; 3]);
+    let start = State::initial(&rules, 0);
+    for i in 0..3 {
+        assert_eq!(before[i].status(), Status::Truncated);
+        assert_eq!(buf.final_obs_of(i), expected_compact(&rules, &before[i]));
+        assert_eq!(buf.obs_of(i), expected_compact(&rules, &start));
+        assert_eq!(buf.mask_of(i), [1; 6]);
+        assert_eq!(*batch.state(i).unwrap(), start);
+    }
+    // Without a final_obs buffer the step still works.
+    let mut out = buf.output();
+    out.final_obs = None;
+    batch.step(&[0u8, 0, 0], &mut out).unwrap();
+}
+
+#[test]
+fn disabled_reset_waits_for_a_partial_reset() {
+    let (mut batch, mut buf) = truncating(ResetMode::Disabled);
+    batch.step(&[3u8, 4, 5], &mut buf.output()).unwrap();
+    assert_eq!(buf.truncated, [true; 3]);
+    let snap = batch.snapshot();
+    let e = batch.step(&[0u8, 0, 0], &mut buf.output()).unwrap_err();
+    assert!(
+        e.to_string().contains("board 0: its episode is over"),
+        "{e}"
+    );
+    assert_eq!(batch.snapshot(), snap);
+
+    let kept = buf.clone();
+    batch.reset_boards(&[1, 1], &mut buf.output()).unwrap();
+    let rules = *batch.rules();
+    let start = State::initial(&rules, 0);
+    assert_eq!(*batch.state(1).unwrap(), start);
+    assert_eq!(batch.done(), [true, false, true]);
+    assert_eq!(buf.obs_of(0), kept.obs_of(0)); // other rows untouched
+    assert_eq!(buf.obs_of(1), expected_compact(&rules, &start));
+    assert_eq!(buf.truncated, [true, false, true]);
+    assert_eq!(batch.state(0).unwrap().ply(), 4);
+    let e = batch.step(&[0u8, 0, 0], &mut buf.output()).unwrap_err();
+    assert!(e.to_string().contains("board 0"), "{e}");
+
+    let e = batch.reset_boards(&[0, 3], &mut buf.output()).unwrap_err();
+    assert!(e.to_string().contains("board 3"), "{e}");
+    assert_eq!(batch.done(), [true, false, true]);
+    assert!(batch.reset_where(&[true], &mut buf.output()).is_err());
+    batch
+        .reset_where(&[true, false, true], &mut buf.output())
+        .unwrap();
+    assert_eq!(batch.done(), [false; 3]);
+    batch.step(&[0u8, 0, 0], &mut buf.output()).unwrap();
+}
+
+/// A batch of 4 abapa boards where South's house 2 is empty and South is to move.
+fn with_empty_house(illegal: IllegalActionPolicy) -> (Batch, StepBuffers<f32>) {
+    let cfg = BatchConfig::new(Rules::abapa(), 4).with_illegal(illegal);
+    let mut batch = Batch::new(cfg).unwrap();
+    let mut buf = StepBuffers::for_batch(&batch);
+    batch.reset(None, &mut buf.output()).unwrap();
+    batch.step(&[2u32; 4], &mut buf.output()).unwrap();
+    batch.step(&[0u32; 4], &mut buf.output()).unwrap();
+    (batch, buf)
+}
+
+#[test]
+fn illegal_actions_are_refused_with_nothing_changed() {
+    let (mut batch, mut buf) = with_empty_house(IllegalActionPolicy::Error);
+    let snap = batch.snapshot();
+    let kept = buf.clone();
+    let e = batch.step(&[0u32, 0, 0, 2], &mut buf.output()).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("board 3: action 2 is not legal"), "{msg}");
+    assert!(msg.contains("empty"), "{msg}");
+    for bad in [[0i64, -1, 0, 0], [0, 0, 6, 0], [0, 0, 0, i64::MAX]] {
+        let e = batch.step(&bad, &mut buf.output()).unwrap_err();
+        assert!(e.to_string().contains("out of range 0..6"), "{e}");
+    }
+    assert!(batch
+        .step(&[0u32; 3], &mut buf.output())
+        .unwrap_err()
+        .to_string()
+        .contains("3 actions for 4 boards"));
+    assert_eq!(batch.snapshot(), snap);
+    assert_eq!(buf, kept);
+}
+
+#[test]
+fn wrong_buffer_lengths_are_refused() {
+    let mut batch = Batch::new(BatchConfig::new(Rules::oware(3).unwrap(), 5)).unwrap();
+    let snap = batch.snapshot();
+    let fields = [
+        "obs",
+        "mask",
+        "rewards",
+        "terminated",
+        "truncated",
+        "to_move",
+        "episode_length",
+        "episode_scores",
+        "final_obs",
+    ];
+    for field in fields {
+        let mut buf = StepBuffers::<u8>::for_batch(&batch);
+        match field {
+            "obs" => drop(buf.obs.pop()),
+            "mask" => buf.mask.push(0),
+            "rewards" => drop(buf.rewards.pop()),
+            "terminated" => drop(buf.terminated.pop()),
+            "truncated" => buf.truncated.push(false),
+            "to_move" => drop(buf.to_move.pop()),
+            "episode_length" => drop(buf.episode_length.pop()),
+            "episode_scores" => drop(buf.episode_scores.pop()),
+            _ => buf.final_obs.push(0),
+        }
+        let e = batch.step(&[0u8; 5], &mut buf.output()).unwrap_err();
+        assert!(
+            e.to_string().contains(&format!("{field} buffer")),
+            "{field}: {e}"
+        );
+        assert!(batch.reset(None, &mut buf.output()).is_err());
+        assert!(batch.reset_boards(&[0], &mut buf.output()).is_err());
+        assert!(batch.observe(&mut buf.output()).is_err());
+    }
+    assert_eq!(batch.snapshot(), snap);
+}
+
+#[test]
+fn illegal_actions_can_lose_the_game() {
+    let (mut batch, mut buf) = with_empty_house(IllegalActionPolicy::Loss);
+    let before = *batch.state(3).unwrap();
+    batch.step(&[0u32, 0, 0, 2], &mut buf.output()).unwrap();
+    assert_eq!(buf.terminated, [false, false, false, true]);
+    assert_eq!(buf.rewards_of(3), &[-1.0, 0.0]);
+    assert_eq!(buf.rewards_of(0), &[0.0, 0.0]);
+    assert_eq!(buf.episode_length[3], 3);
+    assert_eq!(*batch.state(3).unwrap(), before); // the illegal move was not played
+    assert_eq!(buf.mask_of(3), [0; 6]);
+    // Out-of-range actions are still errors.
+    assert!(batch.step(&[7u32, 0, 0, 0], &mut buf.output()).is_err());
+    // ... but board 3's action is ignored: it starts again.
+    batch.step(&[1u32, 1, 1, 0], &mut buf.output()).unwrap();
+    assert_eq!(*batch.state(3).unwrap(), State::initial(&Rules::abapa(), 0));
+}
+
+/// A batch with a built-in opponent against a hand-made mirror: a state per board, the board's
+/// own random stream, and the opponent's `choose`.
+fn check_opponent(spec: &str, opponent: Opponent, seat: u8) {
+    let rules: Rules = spec.parse().unwrap();
+    let n = 10;
+    let cfg = BatchConfig::new(rules, n)
+        .with_opponent(opponent.clone())
+        .with_learner_seat(seat)
+        .with_reset_mode(ResetMode::SameStep)
+        .with_threads(2)
+        .with_seed(21);
+    let mut batch = Batch::new(cfg).unwrap();
+    let mut buf = StepBuffers::<f32>::for_batch(&batch);
+    let mut rngs: Vec<ChaCha8Rng> = (0..n).map(|i| board_rng(21, i)).collect();
+    let p = rules.players as usize;
+    let seat = seat as usize;
+    let reply = |g: &mut Game, rng: &mut ChaCha8Rng| {
+        while !g.is_over() && g.to_move() != seat {
+            let h = opponent.choose(&rules, g.state(), rng).unwrap();
+            g.apply(h).unwrap();
+        }
+    };
+    // A reset redraws (up to 64 times) when the opponent ends the game before the learner moves.
+    let start = |rng: &mut ChaCha8Rng| {
+        let mut g = Game::new(rules);
+        for _ in 0..64 {
+            let first = match rules.first_player {
+                awale::FirstPlayer::Random => rng.random_range(0..p),
+                awale::FirstPlayer::Fixed(f) => f as usize,
+            };
+            g = Game::from_state(rules, State::initial(&rules, first));
+            reply(&mut g, rng);
+            if !g.is_over() {
+                break;
+            }
+        }
+        g
+    };
+    let mut games: Vec<Game> = rngs.iter_mut().map(start).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut ended = 0;
+    batch.observe(&mut buf.output()).unwrap();
+    for step in 0..400 {
+        let actions = random_actions(&buf, n, &mut rng);
+        batch.step(&actions, &mut buf.output()).unwrap();
+        for i in 0..n {
+            let ctx = format!("{spec} {} step {step} board {i}", opponent.name());
+            let g = &mut games[i];
+            g.apply(actions[i] as usize).unwrap();
+            reply(g, &mut rngs[i]);
+            if g.is_over() {
+                ended += 1;
+                assert!(buf.terminated[i] || buf.truncated[i], "{ctx}");
+                assert_eq!(buf.rewards_of(i), &g.returns()[..p], "{ctx}");
+                assert_eq!(
+                    buf.final_obs_of(i),
+                    expected_compact(&rules, g.state()),
+                    "{ctx}"
+                );
+                *g = start(&mut rngs[i]);
+            } else {
+                assert!(buf.rewards_of(i).iter().all(|&r| r == 0.0), "{ctx}");
+            }
+            assert_eq!(batch.state(i).unwrap(), g.state(), "{ctx}");
+            assert_eq!(buf.to_move[i] as usize, seat, "{ctx}");
+            assert_eq!(buf.obs_of(i), expected_compact(&rules, g.state()), "{ctx}");
+        }
+    }
+    assert!(ended >= n, "{spec}: {ended} episodes");
+}
+
+#[test]
+fn built_in_opponents_play_the_other_seats() {
+    check_opponent("abapa", Opponent::Random, 1);
+    check_opponent("abapa", Opponent::Greedy, 0);
+    check_opponent("oware3", Opponent::Greedy, 2);
+    check_opponent("oware6", Opponent::Random, 0);
+}
+
+#[test]
+fn every_encoding_and_element_type_writes_its_layout() {
+    for spec in PRESETS {
+        let rules: Rules = spec.parse().unwrap();
+        for enc in [
+            ObsEncoding::Compact,
+            ObsEncoding::OneHot { levels: 16 },
+            ObsEncoding::Thermometer { levels: 5 },
+        ] {
+            let cfg = BatchConfig::new(rules, 6)
+                .with_obs(enc)
+                .with_opening(Opening::between(0, 30))
+                .with_seed(9);
+            let mut a = Batch::new(cfg.clone()).unwrap();
+            let mut b = Batch::new(cfg).unwrap();
+            assert_eq!(a.obs_dim(), enc.dim(&rules));
+            let mut fa = StepBuffers::<f32>::for_batch(&a);
+            let mut ub = StepBuffers::<u8>::for_batch(&b);
+            let mut rng = ChaCha8Rng::seed_from_u64(4);
+            a.observe(&mut fa.output()).unwrap();
+            b.observe(&mut ub.output()).unwrap();
+            for _ in 0..50 {
+                let actions = random_actions(&fa, 6, &mut rng);
+                a.step(&actions, &mut fa.output()).unwrap();
+                b.step(&actions, &mut ub.output()).unwrap();
+                let as_f32: Vec<f32> = ub.obs.iter().map(|&x| x as f32).collect();
+                assert_eq!(fa.obs, as_f32, "{spec} {enc}");
+                for i in 0..6 {
+                    let mut want = vec![0f32; a.obs_dim()];
+                    encode_state(enc, &rules, a.state(i).unwrap(), &mut want).unwrap();
+                    assert_eq!(fa.obs_of(i), want, "{spec} {enc}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_configurations_are_refused() {
+    let abapa = Rules::abapa();
+    let cases: Vec<(BatchConfig, &str)> = vec![
+        (BatchConfig::new(abapa, 0), "num_boards"),
+        (
+            BatchConfig::new(abapa, awale::batch::MAX_BOARDS + 1),
+            "num_boards",
+        ),
+        (BatchConfig::new(abapa, 4).with_threads(100_000), "threads"),
+        (
+            BatchConfig::new(abapa, 4)
+                .with_opponent(Opponent::Random)
+                .with_learner_seat(2),
+            "learner seat 2",
+        ),
+        (
+            BatchConfig::new(abapa, 4).with_opening(Opening::between(5, 2)),
+            "opening",
+        ),
+        (
+            BatchConfig::new(abapa, 4).with_obs(ObsEncoding::OneHot { levels: 0 }),
+            "level",
+        ),
+        (
+            BatchConfig::new("abapa:max_plies=3".parse().unwrap(), 4)
+                .with_opponent(Opponent::Greedy)
+                .with_opening(Opening::plies(2)),
+            "max_plies",
+        ),
+    ];
+    for (cfg, needle) in cases {
+        let e = Batch::new(cfg).unwrap_err();
+        assert!(e.to_string().contains(needle), "{needle}: {e}");
+    }
+    // The learner may be seat 1 of 2 when it gets a move.
+    Batch::new(
+        BatchConfig::new("abapa:max_plies=3".parse().unwrap(), 4)
+            .with_opponent(Opponent::Greedy)
+            .with_learner_seat(1),
+    )
+    .unwrap();
+    assert!("sideways".parse::<ResetMode>().is_err());
+    assert!("maybe".parse::<IllegalActionPolicy>().is_err());
+}
+
+#[test]
+fn a_large_batch_steps_on_many_threads() {
+    let cfg = BatchConfig::new(Rules::abapa(), 65_536)
+        .with_threads(2)
+        .with_reset_mode(ResetMode::SameStep);
+    let mut batch = Batch::new(cfg).unwrap();
+    let mut buf = StepBuffers::<u8>::for_batch(&batch);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    for _ in 0..3 {
+        let a = random_actions(&buf, 65_536, &mut rng);
+        batch.step(&a, &mut buf.output()).unwrap();
+    }
+    assert!(batch.states().iter().all(|s| s.ply() == 3));
+}

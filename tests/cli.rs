@@ -1,0 +1,413 @@
+//! The `awale` binary: rules, show, play and perft, run as a user would.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use awale::notation::{parse_position, GameRecord};
+
+/// Runs the binary with `args`, feeding `input` on stdin (closed afterwards).
+fn awale(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the awale binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    // The program may exit before reading everything (e.g. on a bad argument).
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Asserts a clean failure: exit code 2, a message naming `want`, no panic.
+fn assert_fails(o: &Output, want: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(want), "stderr {err:?} lacks {want:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// The game record printed at the end of `awale play`.
+fn printed_record(out: &str) -> GameRecord {
+    let (_, text) = out
+        .split_once("game record:\n")
+        .expect("a game record is printed");
+    text.parse().unwrap()
+}
+
+#[test]
+fn show_the_start_position() {
+    let o = awale(&["show", "abapa"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("North |  4 |  4 |  4 |  4 |  4 |  4 |  store  0\n"),
+        "{out}"
+    );
+    assert!(out.contains("South |  4 |  4 |  4 |  4 |  4 |  4 |  store  0  <- to move\n"));
+    assert!(out.contains("         f    e    d    c    b    a\n"));
+    assert!(out.contains("         A    B    C    D    E    F\n"));
+    assert!(out.contains("position:    abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0\n"));
+    assert!(out.contains("legal moves: A B C D E F\n"));
+    assert!(out.contains("status:      ongoing\n"));
+}
+
+#[test]
+fn show_a_position_given_as_words_or_one_argument() {
+    let words = awale(
+        &[
+            "show",
+            "abapa",
+            "0,0,0,0,1,2/3,0,0,0,0,0",
+            "20,22",
+            "1",
+            "80",
+        ],
+        "",
+    );
+    let quoted = awale(&["show", "abapa 0,0,0,0,1,2/3,0,0,0,0,0 20,22 1 80"], "");
+    assert!(words.status.success(), "{}", stderr(&words));
+    assert_eq!(stdout(&words), stdout(&quoted));
+    let out = stdout(&words);
+    assert!(out.contains("abapa  ply 80  North (a-f) to move"), "{out}");
+    assert!(out.contains("legal moves: a\n"));
+    assert!(out.contains("stores:      20-22\n"));
+}
+
+#[test]
+fn show_multi_player_and_ended_positions() {
+    let o = awale(&["show", "oware4", "start", "3"], "");
+    let out = stdout(&o);
+    assert!(
+        out.contains("player 3 |  4 |  4 |  4 |  store  0  <- to move"),
+        "{out}"
+    );
+    assert!(out.contains("legal moves: 3A 3B 3C\n"));
+
+    let o = awale(&["show", "abapa 0,0,0,0,0,0/1,0,0,0,0,0 26,21 0 60"], "");
+    let out = stdout(&o);
+    assert!(
+        out.contains("game over, ended by threshold: South wins"),
+        "{out}"
+    );
+    assert!(out.contains("legal moves: none\n"));
+    assert!(out.contains("status:      ended by threshold\n"));
+}
+
+#[test]
+fn show_refuses_bad_positions_cleanly() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["show", "abapa 4,4,4,4,4,4/4,4,4,4,4,5 0,0 0"], "49 seeds"),
+        (
+            &["show", "abapa", "4,4,4/4,4,4", "0,0", "0"],
+            "row 1 (player 0) has 3 houses",
+        ),
+        (
+            &["show", "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 5"],
+            "player to move 5 does not exist",
+        ),
+        (
+            &["show", "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0"],
+            "expected RULES ROWS STORES TO_MOVE",
+        ),
+        (&["show", "chess"], "unknown rules preset 'chess'"),
+        (&["show", "abapa:houses=99"], "bad rules option"),
+        (
+            &["show", "abapa ☃,4,4,4,4,4/4,4,4,4,4,4 0,0 0"],
+            "'☃' is not a seed count",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = awale(args, "");
+        assert_fails(&o, want);
+        assert!(
+            stderr(&o).starts_with("error: bad position"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // No position at all is a usage error.
+    let o = awale(&["show"], "");
+    assert_fails(&o, "POSITION");
+}
+
+#[test]
+fn play_rejects_garbage_and_stops_at_the_end_of_input() {
+    let input = "zz\nf\n9\nG\n\nmoves\n0\nC\n\u{7f}\u{1b}[A\n";
+    let o = awale(&["play", "--seed", "3"], input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("abapa: you are South (A-F)"), "{out}");
+    assert!(out.contains("cannot read that move: bad move notation 'zz'"));
+    assert!(out.contains("'f': that is a house of North but South is to move"));
+    assert!(out.contains("house number 9 is out of range: your houses are 1 to 6 (A-F)"));
+    assert!(out.contains("house number 0 is out of range"));
+    assert!(out.contains("there is no house 'G'"));
+    assert!(out.contains("legal moves: A B C D E F (or their numbers"));
+    assert!(out.contains("you play C\n"));
+    assert!(out.contains("North plays "));
+    assert!(out.contains("game stopped (the input ended) at 0-0 ongoing"));
+    // The record of the unfinished game replays: South's C, then North's reply.
+    let record = printed_record(&out);
+    assert_eq!(record.moves.len(), 2);
+    assert_eq!(record.move_texts()[0], "C");
+    assert_eq!(record.tag("Seed"), Some("3"));
+    assert_eq!(record.replay().unwrap().state().ply(), 2);
+}
+
+#[test]
+fn play_refuses_illegal_moves_and_re_prompts() {
+    // South's A is empty.
+    let o = awale(
+        &[
+            "play",
+            "--seed",
+            "0",
+            "--from",
+            "abapa 0,4,4,4,4,4/4,4,4,4,4,8 0,0 0",
+        ],
+        "1\nA\nquit\n",
+    );
+    let out = stdout(&o);
+    assert_eq!(
+        out.matches("A is not possible: illegal move: house 0 for player 0: the house is empty")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("Legal moves: B C D E F"));
+    assert!(out.contains("game stopped (you quit)"));
+    assert!(printed_record(&out).moves.is_empty());
+
+    // North is empty: South must feed, so A (one seed into B) is refused and F is played.
+    let o = awale(
+        &[
+            "play",
+            "--seed",
+            "0",
+            "--from",
+            "abapa 1,0,0,0,0,5/0,0,0,0,0,0 20,22 0",
+        ],
+        "A\nF\n",
+    );
+    let out = stdout(&o);
+    assert!(out.contains("South to move [F]> "), "{out}");
+    assert!(out.contains("A is not possible: illegal move: house 0 for player 0: the opponent has no seeds and this move does not feed him"));
+    assert!(out.contains("you play F\n"));
+    assert_eq!(printed_record(&out).move_texts()[0], "F");
+}
+
+#[test]
+fn play_a_whole_game_from_a_pipe() {
+    // Numbers 1..6 over and over: the illegal ones are refused, the others played.
+    let input = "1\n2\n3\n4\n5\n6\n".repeat(200);
+    let o = awale(&["play", "--seed", "5", "--rules", "abapa"], &input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("result: "), "{out}");
+    assert!(out.contains("ended by"));
+    let record = printed_record(&out);
+    let game = record.replay().unwrap();
+    assert!(game.is_over());
+    let verdict = out.lines().find(|l| l.starts_with("result: ")).unwrap();
+    assert!(verdict.contains(&record.result.clone().unwrap()));
+    assert!(
+        verdict.ends_with("you win")
+            || verdict.ends_with("you lose")
+            || verdict.ends_with("you share the win"),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn play_the_multi_player_game_in_one_seat() {
+    let input = "a\n2B\n3\nD\n0A\nb\n".repeat(100);
+    let o = awale(
+        &["play", "--rules", "oware3", "--seat", "2", "--seed", "11"],
+        &input,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("oware3: you are player 2 (2A-2D)"), "{out}");
+    assert!(out.contains("player 2 |"));
+    assert!(out.contains("player 0 plays 0"));
+    assert!(out.contains("a house of player 0 but player 2 is to move"));
+    let record = printed_record(&out);
+    assert_eq!(record.rules.players, 3);
+    assert!(record.moves.iter().any(|m| m.player == 2));
+    assert!(record.replay().unwrap().is_over());
+}
+
+#[test]
+fn play_from_a_position_and_bad_arguments() {
+    let o = awale(
+        &[
+            "play",
+            "--seed",
+            "1",
+            "--from",
+            "abapa 0,0,0,0,1,2/3,0,0,0,0,0 20,22 0 80",
+        ],
+        "F\n",
+    );
+    let out = stdout(&o);
+    assert!(out.contains("you play F"), "{out}");
+    let record = printed_record(&out);
+    let (_, start) = parse_position("abapa 0,0,0,0,1,2/3,0,0,0,0,0 20,22 0 80").unwrap();
+    assert_eq!(record.start, start);
+
+    assert_fails(
+        &awale(&["play", "--seat", "2"], ""),
+        "seat 2 does not exist",
+    );
+    assert_fails(
+        &awale(&["play", "--rules", "oware5"], ""),
+        "unknown rules preset 'oware5'",
+    );
+    assert_fails(&awale(&["play", "--seed", "x"], ""), "invalid value 'x'");
+    assert_fails(
+        &awale(&["play", "--from", "abapa 1 0,0 0"], ""),
+        "bad position",
+    );
+}
+
+#[test]
+fn play_with_nothing_on_stdin() {
+    let o = awale(&["play", "--seat", "1", "--seed", "2"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // South (random) moved first, then the input ended at North's first prompt.
+    assert!(out.contains("South plays "), "{out}");
+    assert!(out.contains("North to move [a b c d e f]> "));
+    assert!(out.contains("game stopped (the input ended)"));
+    assert_eq!(printed_record(&out).moves.len(), 1);
+}
+
+#[test]
+fn perft_counts_from_the_start() {
+    let o = awale(&["perft", "4"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let counts: Vec<(u32, u64)> = out
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            Some((w.next()?.parse().ok()?, w.next()?.parse().ok()?))
+        })
+        .collect();
+    // Depth 3 is not 6^3: a house emptied by South's first move stays empty unless North's
+    // reply reaches it.
+    assert_eq!(counts, vec![(1, 6), (2, 36), (3, 190), (4, 1014)], "{out}");
+}
+
+#[test]
+fn perft_divide_and_positions() {
+    let o = awale(&["perft", "3", "--divide"], "");
+    let out = stdout(&o);
+    for line in [
+        "   A  34", "   B  33", "   C  32", "   D  31", "   E  30", "   F  30",
+    ] {
+        assert!(out.contains(line), "{out}");
+    }
+    assert!(out.contains("total 190 at depth 3"));
+
+    let o = awale(&["perft", "2", "--rules", "oware3"], "");
+    assert!(stdout(&o).contains("perft from oware3 4,4,4,4/4,4,4,4/4,4,4,4 0,0,0 0"));
+
+    let o = awale(
+        &[
+            "perft",
+            "1",
+            "abapa",
+            "0,0,0,0,1,2/3,0,0,0,0,0",
+            "20,22",
+            "0",
+        ],
+        "",
+    );
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.split_whitespace().take(2).eq(["1", "2"])),
+        "{out}"
+    );
+
+    assert_fails(&awale(&["perft", "two"], ""), "invalid value 'two'");
+    assert_fails(&awale(&["perft", "2", "abapa 4 0,0 0"], ""), "bad position");
+    assert_fails(
+        &awale(&["perft", "2", "--rules", "abapa", "wari"], ""),
+        "cannot be used with",
+    );
+}
+
+#[test]
+fn rules_lists_presets_and_options() {
+    let o = awale(&["rules"], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for p in awale::Preset::ALL {
+        assert!(
+            out.contains(&format!("  {:<10} {}", p.name(), p.summary())),
+            "{out}"
+        );
+    }
+    for (key, _) in awale::Rules::abapa().options() {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(key)),
+            "{key}"
+        );
+    }
+    let grand_slam = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("grand_slam "))
+        .unwrap();
+    let values: Vec<&str> = grand_slam.split_whitespace().collect();
+    assert_eq!(
+        values,
+        [
+            "grand_slam",
+            "no_capture",
+            "forbidden",
+            "no_capture",
+            "no_capture",
+            "no_capture"
+        ]
+    );
+    assert!(out.contains("PRESET[:KEY=VALUE,...]"));
+
+    let o = awale(&["rules", "oware3"], "");
+    let out = stdout(&o);
+    assert!(out.starts_with("oware3: multi-player"), "{out}");
+    assert!(out.contains("  players          3 "));
+    assert!(out.contains("  houses           4 "));
+    assert!(out.contains("3 players x 4 houses, 48 seeds in play"));
+
+    let o = awale(&["rules", "wari:max_plies=300"], "");
+    assert!(stdout(&o).contains("  max_plies        300 "));
+
+    assert_fails(
+        &awale(&["rules", "abapa:feeding=sometimes"], ""),
+        "feeding=sometimes",
+    );
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    for cmd in ["rules", "show", "play", "perft"] {
+        let o = awale(&[cmd, "--help"], "");
+        assert!(o.status.success());
+        let out = stdout(&o);
+        assert!(out.contains("Examples:"), "{cmd}: {out}");
+        assert!(out.contains(&format!("awale {cmd}")), "{cmd}: {out}");
+    }
+}
