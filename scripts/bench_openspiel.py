@@ -124,10 +124,11 @@ def main():
         return
     print(f"load average {' '.join(f'{x:.2f}' for x in result['load_average'])}, "
           f"median of {args.rounds} alternating rounds, 1 thread each")
-    print(f"{'engine':28} {'moves/s':>12} {'(cpu time)':>12} {'plies/game':>11} {'ratio':>9}")
+    print(f"{'engine':28} {'moves/s':>12} {'(cpu time)':>12} {'plies/game':>11} {'ratio':>9}"
+          f" {'(cpu time)':>11}")
     for name, r in result["engines"].items():
         print(f"{name:28} {r['moves_per_s'] / 1e6:10.3f} M {r['moves_per_cpu_s'] / 1e6:10.3f} M "
-              f"{r['plies_per_game']:11.1f} {r['ratio']:8.1f}x")
+              f"{r['plies_per_game']:11.1f} {r['ratio']:8.1f}x {r['ratio_cpu']:10.1f}x")
 
 
 if __name__ == "__main__":

@@ -37,3 +37,11 @@ pub mod elo;
 pub mod notation;
 pub mod perft;
 pub mod tournament;
+
+/// The AlphaZero-family self-play trainer and the `nn` agent (cargo feature `train`).
+#[cfg(feature = "train")]
+pub mod train;
+
+/// The Python extension module `awale._core` (cargo feature `python`; built by maturin).
+#[cfg(feature = "python")]
+pub mod python;

@@ -9,6 +9,46 @@ use awale::{Game, Rules, State, Status};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// Counts heap allocations made by the current thread while `COUNTING` is set, to check that a
+/// warm batch steps without allocating.
+mod alloc_count {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        pub static COUNTING: Cell<bool> = const { Cell::new(false) };
+        pub static COUNT: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub struct Counting;
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let _ = COUNTING.try_with(|c| {
+                if c.get() {
+                    COUNT.with(|n| n.set(n.get() + 1));
+                }
+            });
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    /// Allocations made by `f` on this thread.
+    pub fn count(f: impl FnOnce()) -> u64 {
+        COUNT.with(|n| n.set(0));
+        COUNTING.with(|c| c.set(true));
+        f();
+        COUNTING.with(|c| c.set(false));
+        COUNT.with(|n| n.get())
+    }
+}
+
+#[global_allocator]
+static ALLOC: alloc_count::Counting = alloc_count::Counting;
+
 const PRESETS: [&str; 8] = [
     "abapa",
     "awale",
@@ -86,8 +126,8 @@ fn check_against_engine(spec: &str, mode: ResetMode, boards: usize, steps: usize
     let mut lengths = vec![0u32; boards];
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 99);
     let mut ended = 0;
-    for i in 0..boards {
-        assert_eq!(buf.obs_of(i), expected_compact(&rules, games[i].state()));
+    for (i, g) in games.iter().enumerate() {
+        assert_eq!(buf.obs_of(i), expected_compact(&rules, g.state()));
     }
     for step in 0..steps {
         let actions: Vec<i64> = (0..boards)
@@ -326,6 +366,15 @@ fn restore_refuses_foreign_or_corrupt_snapshots() {
     let bad: BatchSnapshot = serde_json::from_value(json).unwrap();
     let e = a.restore(&bad).unwrap_err();
     assert!(e.to_string().contains("board 2"), "{e}");
+    // A game said to go on where the player to move has no move.
+    let mut json: serde_json::Value = serde_json::to_value(a.snapshot()).unwrap();
+    let state = &mut json["boards"][1]["state"];
+    state["pits"] = serde_json::json!([0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 0, 0, 0, 0]);
+    state["scores"] = serde_json::json!([0, 0, 0, 0, 0, 0]);
+    state["to_move"] = serde_json::json!(0);
+    let bad: BatchSnapshot = serde_json::from_value(json).unwrap();
+    let e = a.restore(&bad).unwrap_err();
+    assert!(e.to_string().contains("board 1"), "{e}");
     assert_eq!(a.snapshot(), before);
 }
 
@@ -403,9 +452,9 @@ fn same_step_reset_keeps_the_final_observation() {
     batch.step(&actions, &mut buf.output()).unwrap();
     assert_eq!(buf.truncated, [true; 3]);
     let start = State::initial(&rules, 0);
-    for i in 0..3 {
-        assert_eq!(before[i].status(), Status::Truncated);
-        assert_eq!(buf.final_obs_of(i), expected_compact(&rules, &before[i]));
+    for (i, last) in before.iter().enumerate() {
+        assert_eq!(last.status(), Status::Truncated);
+        assert_eq!(buf.final_obs_of(i), expected_compact(&rules, last));
         assert_eq!(buf.obs_of(i), expected_compact(&rules, &start));
         assert_eq!(buf.mask_of(i), [1; 6]);
         assert_eq!(*batch.state(i).unwrap(), start);
@@ -484,6 +533,28 @@ fn illegal_actions_are_refused_with_nothing_changed() {
         .contains("3 actions for 4 boards"));
     assert_eq!(batch.snapshot(), snap);
     assert_eq!(buf, kept);
+}
+
+#[test]
+fn parallel_validation_names_the_first_bad_board() {
+    let mut batch = Batch::new(BatchConfig::new(Rules::abapa(), 3000).with_threads(2)).unwrap();
+    let mut buf = StepBuffers::<u8>::for_batch(&batch);
+    let snap = batch.snapshot();
+    let mut actions = vec![0i32; 3000];
+    actions[2999] = 9;
+    actions[1777] = -2;
+    let e = batch.step(&actions, &mut buf.output()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("board 1777: action -2 is out of range"),
+        "{e}"
+    );
+    assert_eq!(batch.snapshot(), snap);
+    actions[1777] = 0;
+    let e = batch.step(&actions, &mut buf.output()).unwrap_err();
+    assert!(e.to_string().contains("board 2999: action 9"), "{e}");
+    actions[2999] = 5;
+    batch.step(&actions, &mut buf.output()).unwrap();
 }
 
 #[test]
@@ -719,4 +790,44 @@ fn a_large_batch_steps_on_many_threads() {
         batch.step(&a, &mut buf.output()).unwrap();
     }
     assert!(batch.states().iter().all(|s| s.ply() == 3));
+}
+
+#[test]
+fn a_warm_batch_steps_without_allocating() {
+    for (spec, opponent) in [
+        ("abapa", Opponent::SelfPlay),
+        ("awale", Opponent::SelfPlay),
+        ("wari", Opponent::Greedy),
+        ("oware4", Opponent::Random),
+        ("oware6", Opponent::SelfPlay),
+    ] {
+        let cfg = BatchConfig::new(spec.parse().unwrap(), 64)
+            .with_opponent(opponent)
+            .with_opening(Opening::between(0, 4))
+            .with_reset_mode(ResetMode::SameStep);
+        let mut batch = Batch::new(cfg).unwrap();
+        let mut buf = StepBuffers::<f32>::for_batch(&batch);
+        batch.observe(&mut buf.output()).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let mut plan: Vec<Vec<i64>> = Vec::new();
+        // Warm up: the repetition histories grow to the longest capture-free stretch met.
+        for _ in 0..1000 {
+            let a = random_actions(&buf, 64, &mut rng);
+            batch.step(&a, &mut buf.output()).unwrap();
+        }
+        // A first pass may still grow a history past its longest stretch so far; replaying the
+        // same steps from a snapshot must not allocate at all.
+        let snap = batch.snapshot();
+        for _ in 0..300 {
+            let a = random_actions(&buf, 64, &mut rng);
+            batch.step(&a, &mut buf.output()).unwrap();
+            plan.push(a);
+        }
+        batch.restore(&snap).unwrap();
+        let mut step_allocs = 0;
+        for a in &plan {
+            step_allocs += alloc_count::count(|| batch.step(a, &mut buf.output()).unwrap());
+        }
+        assert_eq!(step_allocs, 0, "{spec}: steps allocated");
+    }
 }

@@ -338,6 +338,8 @@ impl Registry {
             ],
             Arc::new(build_mcts),
         );
+        #[cfg(feature = "train")]
+        crate::train::inference::register(&mut r);
         r
     }
 

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::config::{Opening, ResetMode};
 use super::lanes::Lanes;
-use super::observation::{encode, ObsEncoding, ObsValue};
+use super::observation::{encode, encode_compact_fixed, mask_bytes, ObsEncoding, ObsValue};
 use super::opponent::{random_legal, Opponent};
 use crate::history::History;
 use crate::rules::{FirstPlayer, Rules};
@@ -33,6 +33,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) enc: ObsEncoding,
     pub(crate) mode: ResetMode,
     pub(crate) opponent: &'a Opponent,
+    /// `opponent.is_self_play()`, read in the hot loop.
+    pub(crate) self_play: bool,
     /// The caller's seat with a policy opponent; `usize::MAX` in self-play.
     pub(crate) learner: usize,
     pub(crate) opening: Opening,
@@ -79,11 +81,16 @@ impl Ctx<'_> {
 
     /// With a policy opponent, plays its moves until the caller's seat is to move or the game is
     /// over. Does nothing in self-play.
-    #[inline]
+    #[inline(always)]
     fn play_opponents(&self, st: &mut State, hist: &mut History, rng: &mut ChaCha8Rng) {
-        if self.opponent.is_self_play() {
-            return;
+        if !self.self_play {
+            self.opponents_reply(st, hist, rng);
         }
+    }
+
+    /// The loop of [`Ctx::play_opponents`], out of line.
+    #[inline(never)]
+    fn opponents_reply(&self, st: &mut State, hist: &mut History, rng: &mut ChaCha8Rng) {
         while !st.is_over() && st.to_move() != self.learner {
             let legal = st.legal_mask(&self.rules);
             if legal == 0 {
@@ -95,16 +102,29 @@ impl Ctx<'_> {
         }
     }
 
-    /// Writes board `i`'s observation, mask and seat to move.
-    #[inline]
-    fn write_view<O: ObsValue>(&self, l: &mut Lanes<'_, O>, i: usize) {
+    /// Writes board `i`'s observation, mask and seat to move. `N` pits and `P` players are the
+    /// compile-time shape of the presets' compact layout; `N = 0` means "read them from the
+    /// rules".
+    #[inline(always)]
+    fn write_view<O: ObsValue, const N: usize, const P: usize>(
+        &self,
+        l: &mut Lanes<'_, O>,
+        i: usize,
+    ) {
         let st = &l.states[i];
-        let od = l.obs_dim;
-        encode(self.enc, &self.rules, st, &mut l.obs[i * od..(i + 1) * od]);
-        let bits = l.masks[i];
-        let h = l.houses;
-        for (k, m) in l.mask[i * h..(i + 1) * h].iter_mut().enumerate() {
-            *m = ((bits >> k) & 1) as u8;
+        let bytes = mask_bytes(l.masks[i]);
+        if N != 0 && self.enc == ObsEncoding::Compact {
+            let od = N + 2 * P;
+            encode_compact_fixed::<O, N, P>(st, &mut l.obs[i * od..(i + 1) * od]);
+            let h = N / if P == 0 { 1 } else { P };
+            l.mask[i * h..(i + 1) * h].copy_from_slice(&bytes[..h]);
+        } else {
+            let od = l.obs_dim;
+            encode(self.enc, &self.rules, st, &mut l.obs[i * od..(i + 1) * od]);
+            let h = l.houses;
+            for (m, &b) in l.mask[i * h..(i + 1) * h].iter_mut().zip(&bytes) {
+                *m = b;
+            }
         }
         l.to_move[i] = st.to_move() as u8;
     }
@@ -123,12 +143,16 @@ impl Ctx<'_> {
     /// Resets board `i` and writes its observation, mask and seat (not its rewards, flags or
     /// statistics).
     #[inline]
-    fn reset_and_view<O: ObsValue>(&self, l: &mut Lanes<'_, O>, i: usize) {
+    fn reset_and_view<O: ObsValue, const N: usize, const P: usize>(
+        &self,
+        l: &mut Lanes<'_, O>,
+        i: usize,
+    ) {
         self.reset_board(&mut l.states[i], &mut l.histories[i], &mut l.rngs[i]);
         l.lengths[i] = 0;
         l.done[i] = false;
         l.masks[i] = l.states[i].legal_mask(&self.rules);
-        self.write_view(l, i);
+        self.write_view::<O, N, P>(l, i);
     }
 
     /// Resets the boards whose code is [`RESET`].
@@ -136,29 +160,44 @@ impl Ctx<'_> {
         for i in 0..l.len() {
             if l.codes[i] == RESET {
                 Self::clear_row(&mut l, i);
-                self.reset_and_view(&mut l, i);
+                self.reset_and_view::<O, 0, 0>(&mut l, i);
             }
         }
     }
 
     /// Steps every board of `l` with its decoded code (a house, [`IGNORE`] or [`LOSS`]).
-    pub(crate) fn step_lanes<O: ObsValue>(&self, mut l: Lanes<'_, O>) {
+    pub(crate) fn step_lanes<O: ObsValue>(&self, l: Lanes<'_, O>) {
         // Rewards, flags and statistics are zero unless an episode ends: clear them in bulk.
         l.rewards.fill(0.0);
         l.terminated.fill(false);
         l.truncated.fill(false);
         l.episode_length.fill(0);
         l.episode_scores.fill(0);
+        match (self.rules.pits(), self.rules.players) {
+            (12, 2) => self.step_all::<O, 12, 2>(l),
+            (12, 3) => self.step_all::<O, 12, 3>(l),
+            (12, 4) => self.step_all::<O, 12, 4>(l),
+            (12, 6) => self.step_all::<O, 12, 6>(l),
+            _ => self.step_all::<O, 0, 0>(l),
+        }
+    }
+
+    /// The step loop, specialised for a board shape (see [`Ctx::write_view`]).
+    fn step_all<O: ObsValue, const N: usize, const P: usize>(&self, mut l: Lanes<'_, O>) {
         for i in 0..l.len() {
-            self.step_board(&mut l, i);
+            self.step_board::<O, N, P>(&mut l, i);
         }
     }
 
     #[inline]
-    fn step_board<O: ObsValue>(&self, l: &mut Lanes<'_, O>, i: usize) {
+    fn step_board<O: ObsValue, const N: usize, const P: usize>(
+        &self,
+        l: &mut Lanes<'_, O>,
+        i: usize,
+    ) {
         if l.done[i] {
             // Next-step reset: the action is ignored.
-            self.reset_and_view(l, i);
+            self.reset_and_view::<O, N, P>(l, i);
             return;
         }
         let r = &self.rules;
@@ -179,7 +218,7 @@ impl Ctx<'_> {
             match st.status() {
                 Status::Ongoing => {
                     l.masks[i] = st.legal_mask(r);
-                    self.write_view(l, i);
+                    self.write_view::<O, N, P>(l, i);
                     return;
                 }
                 Status::Ended(_) => l.terminated[i] = true,
@@ -202,7 +241,7 @@ impl Ctx<'_> {
             l.done[i] = true;
             l.masks[i] = 0;
         }
-        self.write_view(l, i);
+        self.write_view::<O, N, P>(l, i);
     }
 }
 

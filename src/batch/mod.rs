@@ -71,7 +71,16 @@
 //! observations, masks and seats of the boards it resets, and zeroes their rewards, flags and
 //! statistics. Every reset starts from the rules' start position (a random first player when
 //! the rules draw one), then plays the random [`Opening`] plies, then, with a built-in opponent,
-//! its moves until the learner's seat is to move.
+//! its moves until the learner's seat is to move. Should the opponent end the game before the
+//! learner's first move, the reset is drawn again (up to 64 times; [`Batch::new`] refuses rules
+//! where that keeps happening; if it still happens later, the board's next step reports the
+//! episode as over whatever its action).
+//!
+//! # Threads
+//!
+//! With `threads` above 1 the batch owns a rayon pool of that many workers and splits the boards
+//! into pieces of at least 256 (about four pieces per thread); smaller batches, and every batch
+//! with `threads = 1`, step on the calling thread.
 //!
 //! # Reproducibility
 //!
@@ -302,7 +311,8 @@ impl Batch {
         Ok(())
     }
 
-    /// Checks `actions` and turns them into per-board codes, without changing any board.
+    /// Checks `actions` and turns them into per-board codes, without changing any board. Large
+    /// batches are checked in parallel; the error names the first bad board either way.
     fn decode_actions<A: BatchAction>(&mut self, actions: &[A]) -> Result<()> {
         let n = self.num_boards();
         if actions.len() != n {
@@ -311,51 +321,55 @@ impl Batch {
                 actions.len()
             )));
         }
-        let houses = self.action_dim();
-        let loss = self.config.illegal == IllegalActionPolicy::Loss;
-        let disabled = self.config.reset_mode == ResetMode::Disabled;
+        let d = Decoder {
+            houses: self.action_dim(),
+            loss: self.config.illegal == IllegalActionPolicy::Loss,
+            disabled: self.config.reset_mode == ResetMode::Disabled,
+        };
         let b = &self.boards;
-        for (i, ((code, &a), (&mask, &done))) in self
-            .codes
-            .iter_mut()
-            .zip(actions)
-            .zip(b.masks.iter().zip(&b.done))
-            .enumerate()
-        {
-            if mask == 0 {
-                if done && disabled {
-                    return Err(AwaleError::BadBatchInput(format!(
-                        "board {i}: its episode is over; reset it (reset_boards) before \
-                         stepping it again"
-                    )));
-                }
-                *code = IGNORE;
-                continue;
-            }
-            let house = match a.house() {
-                Some(h) if h < houses => h,
-                _ => {
-                    return Err(AwaleError::BadBatchInput(format!(
-                        "board {i}: action {a} is out of range 0..{houses}"
-                    )))
-                }
-            };
-            if mask & (1 << house) != 0 {
-                *code = house as u8;
-            } else if loss {
-                *code = LOSS;
-            } else {
-                let mut probe = b.states[i];
-                let why = match probe.apply(&self.config.rules, house) {
-                    Err(e) => e.to_string(),
-                    Ok(_) => "not in the legal mask".to_string(),
-                };
-                return Err(AwaleError::BadBatchInput(format!(
-                    "board {i}: action {a} is not legal: {why}"
-                )));
-            }
+        let grain = self.grain;
+        let first_bad = match &self.pool {
+            Some(pool) if n > grain => pool.install(|| {
+                use rayon::prelude::*;
+                self.codes
+                    .par_chunks_mut(grain)
+                    .zip(actions.par_chunks(grain))
+                    .zip(b.masks.par_chunks(grain).zip(b.done.par_chunks(grain)))
+                    .enumerate()
+                    .filter_map(|(k, ((c, a), (m, d_)))| {
+                        d.decode(c, a, m, d_).map(|i| k * grain + i)
+                    })
+                    .min()
+            }),
+            _ => d.decode(&mut self.codes, actions, &b.masks, &b.done),
+        };
+        match first_bad {
+            None => Ok(()),
+            Some(i) => Err(self.explain(i, actions[i], &d)),
         }
-        Ok(())
+    }
+
+    /// Why board `i`'s action was refused by [`Decoder::decode`].
+    fn explain<A: BatchAction>(&self, i: usize, a: A, d: &Decoder) -> AwaleError {
+        let b = &self.boards;
+        let houses = d.houses;
+        AwaleError::BadBatchInput(if b.masks[i] == 0 {
+            format!(
+                "board {i}: its episode is over; reset it (reset_boards) before stepping it again"
+            )
+        } else {
+            match a.house() {
+                Some(h) if h < houses => {
+                    let mut probe = b.states[i];
+                    let why = match probe.apply(&self.config.rules, h) {
+                        Err(e) => e.to_string(),
+                        Ok(_) => "not in the legal mask".to_string(),
+                    };
+                    format!("board {i}: action {a} is not legal: {why}")
+                }
+                _ => format!("board {i}: action {a} is out of range 0..{houses}"),
+            }
+        })
     }
 
     /// Starts a new episode on every board and writes their first observations. With
@@ -505,11 +519,76 @@ fn make_ctx(config: &BatchConfig) -> Ctx<'_> {
         enc: config.obs,
         mode: config.reset_mode,
         opponent: &config.opponent,
+        self_play: config.opponent.is_self_play(),
         learner: if config.opponent.is_self_play() {
             usize::MAX
         } else {
             config.learner_seat as usize
         },
         opening: config.opening,
+    }
+}
+
+/// The action check of [`Batch::step`].
+struct Decoder {
+    houses: usize,
+    loss: bool,
+    disabled: bool,
+}
+
+impl Decoder {
+    /// Writes the code of each board of a range (a house, [`IGNORE`] or [`LOSS`]); returns the
+    /// index (in the range) of the first refused action, if any.
+    #[inline]
+    fn decode<A: BatchAction>(
+        &self,
+        codes: &mut [u8],
+        actions: &[A],
+        masks: &[u16],
+        done: &[bool],
+    ) -> Option<usize> {
+        for (i, ((code, &a), (&mask, &done))) in codes
+            .iter_mut()
+            .zip(actions)
+            .zip(masks.iter().zip(done))
+            .enumerate()
+        {
+            if mask == 0 {
+                if done && self.disabled {
+                    return Some(i);
+                }
+                *code = IGNORE;
+                continue;
+            }
+            match a.house() {
+                Some(h) if h < self.houses && mask & (1 << h) != 0 => *code = h as u8,
+                Some(h) if h < self.houses && self.loss => *code = LOSS,
+                _ => return Some(i),
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_can_move_between_threads() {
+        // The Python bindings hand a batch to whichever thread holds the GIL.
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Batch>();
+        send_sync::<BatchConfig>();
+        send_sync::<BatchSnapshot>();
+    }
+
+    #[test]
+    fn debug_output_names_the_configuration() {
+        let batch = Batch::new(BatchConfig::new(Rules::wari(), 3)).unwrap();
+        let text = format!("{batch:?}");
+        assert!(text.contains("num_boards: 3"), "{text}");
+        assert_eq!(batch.threads(), 1);
+        assert_eq!(batch.learner_seat(), None);
     }
 }

@@ -35,7 +35,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AwaleError, Result};
-use crate::rules::Rules;
+use crate::rules::{Rules, MAX_PITS, MAX_PLAYERS};
 use crate::state::State;
 
 /// Default number of slots per pit of the one-hot and thermometer encodings.
@@ -221,42 +221,72 @@ pub(crate) fn encode<O: ObsValue>(enc: ObsEncoding, rules: &Rules, state: &State
     let n = rules.pits();
     let players = rules.players as usize;
     let mover = state.to_move();
-    let split = mover * rules.houses as usize;
-    let pits = &state.pits()[..n];
-    let levels = enc.levels();
-    let (board, tail) = out.split_at_mut(n * levels);
-    // Rotated pit order: pits[split..n] then pits[..split].
-    let (own, rest) = (&pits[split..], &pits[..split]);
+    let pits = rotate_pits(state.pits(), n, mover * rules.houses as usize);
+    let scores = state.scores();
     match enc {
-        ObsEncoding::Compact => {
-            let (a, b) = board.split_at_mut(own.len());
-            for (o, &c) in a.iter_mut().zip(own) {
-                *o = O::from_count(c);
+        // Every preset has 12 pits: fixed-size code for those layouts.
+        ObsEncoding::Compact => match (n, players) {
+            (12, 2) => compact_fixed::<O, 12, 2>(&pits, scores, mover, out),
+            (12, 3) => compact_fixed::<O, 12, 3>(&pits, scores, mover, out),
+            (12, 4) => compact_fixed::<O, 12, 4>(&pits, scores, mover, out),
+            (12, 6) => compact_fixed::<O, 12, 6>(&pits, scores, mover, out),
+            _ => {
+                for (o, &c) in out[..n].iter_mut().zip(&pits) {
+                    *o = O::from_count(c);
+                }
+                stores_and_seat(scores, players, mover, &mut out[n..]);
             }
-            for (o, &c) in b.iter_mut().zip(rest) {
-                *o = O::from_count(c);
-            }
-        }
-        ObsEncoding::OneHot { .. } => {
-            for (slots, &c) in board.chunks_exact_mut(levels).zip(own.iter().chain(rest)) {
+        },
+        ObsEncoding::OneHot { levels } => {
+            let levels = levels as usize;
+            let (board, tail) = out.split_at_mut(n * levels);
+            for (slots, &c) in board.chunks_exact_mut(levels).zip(&pits) {
+                let hot = (c as usize).min(levels - 1);
                 for (k, o) in slots.iter_mut().enumerate() {
-                    *o = O::ZERO;
-                    if k == (c as usize).min(levels - 1) {
-                        *o = O::ONE;
-                    }
+                    *o = if k == hot { O::ONE } else { O::ZERO };
                 }
             }
+            stores_and_seat(scores, players, mover, tail);
         }
-        ObsEncoding::Thermometer { .. } => {
-            for (slots, &c) in board.chunks_exact_mut(levels).zip(own.iter().chain(rest)) {
+        ObsEncoding::Thermometer { levels } => {
+            let levels = levels as usize;
+            let (board, tail) = out.split_at_mut(n * levels);
+            for (slots, &c) in board.chunks_exact_mut(levels).zip(&pits) {
                 for (k, o) in slots.iter_mut().enumerate() {
                     *o = if k < c as usize { O::ONE } else { O::ZERO };
                 }
             }
+            stores_and_seat(scores, players, mover, tail);
         }
     }
-    let (stores, seat) = tail.split_at_mut(players);
-    let scores = &state.scores()[..players];
+}
+
+/// The first `n` pits rotated left by `split` (pits `split..n`, then `0..split`); pits `n..` of
+/// the input are zero and stay zero.
+#[inline(always)]
+fn rotate_pits(pits: &[u8; MAX_PITS], n: usize, split: usize) -> [u8; MAX_PITS] {
+    if split == 0 || split >= n {
+        return *pits;
+    }
+    let x = u128::from_le_bytes(*pits);
+    let r = (x >> (8 * split)) | (x << (8 * (n - split)));
+    let keep = if n >= MAX_PITS {
+        u128::MAX
+    } else {
+        (1u128 << (8 * n)) - 1
+    };
+    (r & keep).to_le_bytes()
+}
+
+/// Rotated stores then the seat one-hot: `2 × players` values.
+#[inline(always)]
+fn stores_and_seat<O: ObsValue>(
+    scores: &[u8; MAX_PLAYERS],
+    players: usize,
+    mover: usize,
+    out: &mut [O],
+) {
+    let (stores, seat) = out[..2 * players].split_at_mut(players);
     for (k, o) in stores.iter_mut().enumerate() {
         let p = mover + k;
         *o = O::from_count(scores[if p >= players { p - players } else { p }]);
@@ -264,6 +294,52 @@ pub(crate) fn encode<O: ObsValue>(enc: ObsEncoding, rules: &Rules, state: &State
     for (k, o) in seat.iter_mut().enumerate() {
         *o = if k == mover { O::ONE } else { O::ZERO };
     }
+}
+
+/// The compact encoding of `state` for `N` pits and `P` players (which must be its rules'
+/// shape), with every bound known at compile time.
+#[inline(always)]
+pub(crate) fn encode_compact_fixed<O: ObsValue, const N: usize, const P: usize>(
+    state: &State,
+    out: &mut [O],
+) {
+    let mover = state.to_move();
+    let pits = rotate_pits(state.pits(), N, mover * (N / if P == 0 { 1 } else { P }));
+    compact_fixed::<O, N, P>(&pits, state.scores(), mover, out);
+}
+
+/// The compact encoding for `N` pits and `P` players, with every bound known at compile time.
+#[inline(always)]
+fn compact_fixed<O: ObsValue, const N: usize, const P: usize>(
+    pits: &[u8; MAX_PITS],
+    scores: &[u8; MAX_PLAYERS],
+    mover: usize,
+    out: &mut [O],
+) {
+    let out = &mut out[..N + 2 * P];
+    // Whole-array conversions vectorise; the copies have fixed sizes.
+    let board: [O; MAX_PITS] = pits.map(O::from_count);
+    out[..N].copy_from_slice(&board[..N]);
+    let mut doubled = [0u8; 2 * MAX_PLAYERS];
+    doubled[..P].copy_from_slice(&scores[..P]);
+    doubled[P..2 * P].copy_from_slice(&scores[..P]);
+    let stores: [O; 2 * MAX_PLAYERS] = doubled.map(O::from_count);
+    out[N..N + P].copy_from_slice(&stores[mover..mover + P]);
+    for k in 0..P {
+        out[N + P + k] = if k == mover { O::ONE } else { O::ZERO };
+    }
+}
+
+/// A legal-action bit mask as one byte (0 or 1) per house, for up to 16 houses.
+#[inline(always)]
+pub(crate) fn mask_bytes(bits: u16) -> [u8; 16] {
+    #[inline(always)]
+    fn spread(b: u8) -> u64 {
+        // Byte k of x is bit k of b (as 0 or 1 << k); adding 0x7f carries it into bit 7.
+        let x = (b as u64).wrapping_mul(0x0101_0101_0101_0101) & 0x8040_2010_0804_0201;
+        ((x + 0x7f7f_7f7f_7f7f_7f7f) >> 7) & 0x0101_0101_0101_0101
+    }
+    (spread(bits as u8) as u128 | (spread((bits >> 8) as u8) as u128) << 64).to_le_bytes()
 }
 
 #[cfg(test)]
@@ -295,6 +371,29 @@ mod tests {
         assert_eq!(&t[8..12], &[0, 0, 0, 0]);
         assert_eq!(&t[12..16], &[1, 0, 0, 0]);
         assert_eq!(&t[20..24], &[1, 1, 1, 0]);
+    }
+
+    #[test]
+    fn masks_spread_to_bytes_and_pits_rotate() {
+        for bits in [0u16, 1, 0b101101, 0x8001, 0xffff, 0x1234] {
+            let want: Vec<u8> = (0..16).map(|h| ((bits >> h) & 1) as u8).collect();
+            assert_eq!(mask_bytes(bits).to_vec(), want);
+        }
+        let mut pits = [0u8; MAX_PITS];
+        for (i, p) in pits.iter_mut().enumerate() {
+            *p = i as u8 + 1;
+        }
+        for n in [2, 12, 16] {
+            let mut short = [0u8; MAX_PITS];
+            short[..n].copy_from_slice(&pits[..n]);
+            for split in 0..n {
+                let mut want = [0u8; MAX_PITS];
+                for j in 0..n {
+                    want[j] = short[(split + j) % n];
+                }
+                assert_eq!(rotate_pits(&short, n, split), want, "n {n} split {split}");
+            }
+        }
     }
 
     #[test]

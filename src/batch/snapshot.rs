@@ -100,7 +100,8 @@ impl BatchSnapshot {
                 .sum();
             let unused = s.pits()[n..MAX_PITS].iter().any(|&x| x != 0)
                 || s.scores()[p..MAX_PLAYERS].iter().any(|&x| x != 0);
-            if seeds != rules.total_seeds() || unused || s.to_move() >= p {
+            let stuck = !b.done && !s.is_over() && s.legal_mask(rules) == 0;
+            if seeds != rules.total_seeds() || unused || s.to_move() >= p || stuck {
                 return bad(format!(
                     "snapshot board {i} holds a position that is impossible under {rules}"
                 ));

@@ -8,6 +8,8 @@ mod play;
 mod rules;
 mod show;
 mod tournament;
+#[cfg(feature = "train")]
+mod train;
 
 /// awale: rules engine, simulator and tools for the Awalé family of mancala games.
 ///
@@ -36,6 +38,9 @@ pub enum Command {
     Bench(bench::Args),
     /// Run a round-robin or gauntlet tournament between agents and rate them (Elo).
     Tournament(tournament::Args),
+    /// Train a policy/value network by self-play (AlphaZero family), then evaluate it.
+    #[cfg(feature = "train")]
+    Train(train::Args),
 }
 
 /// Runs the parsed command line.
@@ -47,5 +52,7 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Tournament(a) => tournament::run(a),
+        #[cfg(feature = "train")]
+        Command::Train(a) => train::run(a),
     }
 }

@@ -1,0 +1,44 @@
+"""Awalé-family mancala games (Oware/Abapa, Awalé, Wari, multi-player Owaré) for
+reinforcement learning, on a vectorised Rust simulator.
+
+- :class:`AwaleEnv`: one board as a ``gymnasium.Env`` (against a built-in opponent or in
+  self-play), registered as ``awale/Abapa-v0``, ``awale/Awale-v0``, ``awale/Wari-v0``,
+  ``awale/OpenSpiel-v0``, ``awale/Oware2-v0`` ... ``awale/Oware6-v0``.
+- :class:`AwaleVectorEnv`: ``N`` boards as a native ``gymnasium.vector.VectorEnv`` (one Rust
+  call per step; ``gymnasium.make_vec(id, n, vectorization_mode="vector_entry_point")``).
+- :mod:`awale.pettingzoo`: the 2-6 player games as PettingZoo AEC environments.
+- :mod:`awale.sb3`: a Stable-Baselines3 ``VecEnv`` over the batch (for sb3-contrib's
+  ``MaskablePPO``).
+- :class:`Game`, :class:`State`, :class:`Rules`, :class:`Batch`: the Rust engine itself.
+
+Quick start::
+
+    import gymnasium as gym, numpy as np, awale
+    envs = gym.make_vec("awale/Abapa-v0", num_envs=64, vectorization_mode="vector_entry_point")
+    obs, info = envs.reset(seed=0)
+    actions = awale.sample_legal(info["action_mask"], np.random.default_rng())  # random legal
+    obs, reward, terminated, truncated, info = envs.step(actions)
+"""
+
+from awale._common import sample_legal
+from awale._core import PRESETS, Batch, Game, Rules, State, __version__, parse_position
+from awale.env import AwaleEnv
+from awale.registration import ENV_IDS, register_envs
+from awale.vector import AwaleVectorEnv
+
+register_envs()
+
+__all__ = [
+    "PRESETS",
+    "ENV_IDS",
+    "AwaleEnv",
+    "AwaleVectorEnv",
+    "Batch",
+    "Game",
+    "Rules",
+    "State",
+    "parse_position",
+    "sample_legal",
+    "register_envs",
+    "__version__",
+]

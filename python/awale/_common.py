@@ -1,0 +1,162 @@
+"""Helpers shared by the environments: argument checks, spaces and seeds."""
+
+from __future__ import annotations
+
+import operator
+import secrets
+from typing import Any, Optional, Tuple, Union
+
+import numpy as np
+from gymnasium import spaces
+
+from awale import _core
+
+#: The preset names, as `gymnasium.make` ids know them (`awale/<Name>-v0`).
+GYM_NAMES = {
+    "abapa": "Abapa",
+    "awale": "Awale",
+    "wari": "Wari",
+    "openspiel": "OpenSpiel",
+    "oware2": "Oware2",
+    "oware3": "Oware3",
+    "oware4": "Oware4",
+    "oware6": "Oware6",
+}
+
+#: What the environments accept as an opening: a number of random plies or a (min, max) pair.
+OpeningArg = Union[int, Tuple[int, int], None]
+
+_SEED_LIMIT = 1 << 64
+
+
+def rules_of(rules: Union[str, "_core.Rules"]) -> _core.Rules:
+    """A `Rules` from a spec string or a `Rules` (ValueError for unknown presets/options)."""
+    if isinstance(rules, _core.Rules):
+        return rules
+    if not isinstance(rules, str):
+        raise TypeError(
+            "rules must be a spec string such as 'abapa' or 'oware:players=3', or a "
+            f"awale.Rules; got {type(rules).__name__}"
+        )
+    return _core.Rules(rules)
+
+
+def check_seed(seed: Any) -> Optional[int]:
+    """A seed as a Python int in 0..2**64-1, or None; TypeError/ValueError otherwise."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError("seed must be an int or None, got bool")
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}") from None
+    if not 0 <= value < _SEED_LIMIT:
+        raise ValueError(f"seed must be an integer from 0 to 2**64-1, got {value}")
+    return value
+
+
+def entropy_seed() -> int:
+    """A fresh random 64-bit seed (for environments reset without a seed)."""
+    return secrets.randbits(64)
+
+
+def check_render_mode(render_mode: Optional[str], modes: list[str]) -> Optional[str]:
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+    return render_mode
+
+
+def check_opponent(opponent: str) -> str:
+    if not isinstance(opponent, str):
+        raise TypeError(
+            f"opponent must be 'random', 'greedy' or 'self', got {type(opponent).__name__}"
+        )
+    return opponent
+
+
+def observation_box(rules: _core.Rules, obs: str, obs_dtype: str) -> spaces.Box:
+    """The space of one board's observation: raw seed counts and 0/1 slots, all within
+    0..total_seeds."""
+    dtype = np.dtype(obs_dtype)
+    if dtype not in (np.dtype(np.float32), np.dtype(np.uint8)):
+        raise ValueError(f"observation dtype must be 'float32' or 'uint8', got '{obs_dtype}'")
+    dim = rules.obs_dim(obs)
+    return spaces.Box(low=0, high=rules.total_seeds, shape=(dim,), dtype=dtype)
+
+
+def dtype_name(obs_dtype: Any) -> str:
+    """'float32' or 'uint8' from a name or a NumPy dtype-like."""
+    try:
+        name = np.dtype(obs_dtype).name
+    except TypeError:
+        raise ValueError(
+            f"observation dtype must be 'float32' or 'uint8', got {obs_dtype!r}"
+        ) from None
+    if name not in ("float32", "uint8"):
+        raise ValueError(f"observation dtype must be 'float32' or 'uint8', got '{name}'")
+    return name
+
+
+def action_index(action: Any, houses: int) -> int:
+    """One action (a house index) as an int: ints, NumPy integers and integer arrays of one
+    element; TypeError for other types, ValueError when out of range."""
+    if isinstance(action, np.ndarray):
+        if action.size != 1:
+            raise ValueError(
+                f"expected one action (a house index 0..{houses - 1}), got an array of shape "
+                f"{action.shape}"
+            )
+        if not np.issubdtype(action.dtype, np.integer):
+            raise TypeError(f"actions must be integers, got a {action.dtype} array")
+        action = action.reshape(()).item()
+    if isinstance(action, (bool, np.bool_)):
+        raise TypeError("an action must be an int house index, got bool")
+    try:
+        value = operator.index(action)
+    except TypeError:
+        raise TypeError(
+            f"an action must be an int house index 0..{houses - 1}, got {type(action).__name__}"
+        ) from None
+    if not 0 <= value < houses:
+        raise ValueError(f"action {value} is out of range: the houses are 0..{houses - 1}")
+    return value
+
+
+_TABLES: dict[int, np.ndarray] = {}
+_TABLE_WIDTH = 60  # lcm(1..6): a uniform pick among up to 6 legal houses
+
+
+def _table(houses: int) -> np.ndarray:
+    """``table[bits * 60 + k]``: the ``(k mod popcount(bits))``-th set bit of ``bits`` (0 when
+    no bit is set), for every ``houses``-bit mask."""
+    t = _TABLES.get(houses)
+    if t is None:
+        t = np.zeros((1 << houses, _TABLE_WIDTH), dtype=np.int64)
+        for m in range(1 << houses):
+            bits = [h for h in range(houses) if m >> h & 1] or [0]
+            t[m] = [bits[k % len(bits)] for k in range(_TABLE_WIDTH)]
+        t = t.ravel()
+        t.flags.writeable = False
+        _TABLES[houses] = t
+    return t
+
+
+_BIT_WEIGHTS = np.array([1, 2, 4, 8, 16, 32], dtype=np.uint8)
+
+
+def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of a ``(n, houses)`` 0/1 mask (action 0 on
+    an all-zero row), vectorised: ``envs.step(sample_legal(info["action_mask"], rng))``."""
+    mask = np.asarray(mask)
+    if mask.ndim == 1:
+        return sample_legal(mask[None, :], rng)[0]
+    n, houses = mask.shape
+    if n >= 256 and houses <= 6 and mask.dtype.itemsize == 1:
+        # Large batches: the mask's bits index a table of uniform picks.
+        bits = mask.view(np.uint8) @ _BIT_WEIGHTS[:houses]
+        index = bits.astype(np.intp)
+        index *= _TABLE_WIDTH
+        index += rng.integers(0, _TABLE_WIDTH, n)
+        return _table(houses)[index]
+    return (rng.random(mask.shape) * (mask > 0)).argmax(axis=1)

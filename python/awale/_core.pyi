@@ -1,0 +1,322 @@
+"""Type stubs of the Rust extension module ``awale._core``.
+
+Every error of the engine (unknown preset or option, illegal move, bad position text, bad batch
+input) is raised as ``ValueError`` with the engine's message; arguments of the wrong type raise
+``TypeError``.
+"""
+
+from typing import Literal, Optional, Sequence, SupportsIndex, Tuple, Union, final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "__version__",
+    "PRESETS",
+    "MAX_BOARDS",
+    "MAX_THREADS",
+    "Rules",
+    "State",
+    "Game",
+    "Batch",
+    "presets",
+    "preset_summary",
+    "parse_position",
+]
+
+__version__: str
+#: The preset names: abapa, awale, wari, openspiel, oware2, oware3, oware4, oware6.
+PRESETS: list[str]
+MAX_BOARDS: int
+MAX_THREADS: int
+
+_RulesArg = Union[str, "Rules"]
+_Opening = Union[int, Tuple[int, int], None]
+_ObsDtype = Literal["float32", "uint8"]  # accepted: these names (also "f4", "u1")
+
+def presets() -> list[str]:
+    """The preset names."""
+
+def preset_summary(name: str) -> str:
+    """A one-line description of a preset and its source."""
+
+def parse_position(text: str) -> State:
+    """Parses a position in position notation (``"abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0"``; a
+    lone rules spec gives the start position)."""
+
+@final
+class Rules:
+    """A rule set from a spec: a preset name and options, e.g. ``"abapa"``,
+    ``"oware:players=3"``, ``"wari:max_plies=300,grand_slam=forbidden"``.
+
+    Hashable, comparable and picklable; ``str()`` gives the shortest spec."""
+
+    def __new__(cls, spec: str = "abapa") -> Rules: ...
+    @property
+    def spec(self) -> str:
+        """The shortest spec that parses back to these rules."""
+    @property
+    def name(self) -> str:
+        """The base name: the preset, with the player count for owaré (``"oware3"``)."""
+    @property
+    def preset(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def houses(self) -> int:
+        """Houses per player: the number of actions."""
+    @property
+    def pits(self) -> int: ...
+    @property
+    def seeds(self) -> int:
+        """Seeds per house at the start."""
+    @property
+    def total_seeds(self) -> int: ...
+    @property
+    def max_plies(self) -> int:
+        """The truncation limit in plies (0: none)."""
+    @property
+    def win_threshold(self) -> int: ...
+    def options(self) -> dict[str, str]:
+        """Every option as spec strings, in a fixed order."""
+    def obs_dim(self, encoding: str = "compact") -> int:
+        """Observation values per board under an encoding."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class State:
+    """A position: pits, stores, player to move, ply and status."""
+
+    def __new__(cls, position: str = "abapa") -> State:
+        """Parses position notation (a lone rules spec gives the start position)."""
+    @staticmethod
+    def initial(rules: Optional[_RulesArg] = None, first: int = 0) -> State:
+        """The start position (``first`` moves when the rules draw the first player)."""
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def pits(self) -> list[int]:
+        """Seeds per pit; player ``p`` owns pits ``p*houses .. (p+1)*houses``."""
+    @property
+    def scores(self) -> list[int]:
+        """Each player's store."""
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def status(self) -> Literal["ongoing", "ended", "truncated"]: ...
+    @property
+    def end_reason(self) -> Optional[str]:
+        """Why the game ended (``"threshold"``, ``"repetition"``, ...) or None."""
+    @property
+    def is_over(self) -> bool: ...
+    def legal_moves(self) -> list[int]: ...
+    def legal_mask(self) -> int:
+        """Legal moves as bits (bit ``h`` = house ``h``)."""
+    def action_mask(self) -> npt.NDArray[np.int8]:
+        """Legal moves as ``houses`` zeros and ones."""
+    def apply(self, house: SupportsIndex) -> int:
+        """Plays ``house`` in place and returns the seeds captured (no repetition history:
+        see ``Game``). ``ValueError`` if illegal."""
+    def returns(self) -> list[float]:
+        """+1 sole winner, 0 tied for first, -1 others; zeros unless the game ended."""
+    def winners(self) -> list[int]: ...
+    def observation(
+        self,
+        encoding: str = "compact",
+        perspective: Optional[int] = None,
+        dtype: str = "float32",
+    ) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]:
+        """The observation as the batch encodes it, seen by the player to move or by
+        ``perspective``."""
+    def render(self) -> str:
+        """The ASCII board."""
+    def to_text(self) -> str:
+        """The position in position notation."""
+    def move_text(self, house: SupportsIndex, player: Optional[int] = None) -> str:
+        """A move in move notation (``C``, ``f``, ``2C``)."""
+    def copy(self) -> State: ...
+    def __copy__(self) -> State: ...
+    def __deepcopy__(self, memo: object, /) -> State: ...
+
+@final
+class Game:
+    """A game: rules, position, repetition history and the moves played, exactly as the batch
+    plays each board."""
+
+    def __new__(
+        cls,
+        rules: Optional[_RulesArg] = None,
+        *,
+        seed: Optional[int] = None,
+        position: Optional[str] = None,
+    ) -> Game:
+        """A new game of ``rules`` (default abapa); ``seed`` draws a random first player when
+        the rules draw one; or a game from ``position`` (position notation)."""
+    @staticmethod
+    def from_record(text: str) -> Game:
+        """Replays a game record (``Game.record()``'s format)."""
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def state(self) -> State:
+        """The current position (a copy)."""
+    @property
+    def start(self) -> State: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def houses(self) -> int: ...
+    @property
+    def pits(self) -> list[int]: ...
+    @property
+    def scores(self) -> list[int]: ...
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def status(self) -> Literal["ongoing", "ended", "truncated"]: ...
+    @property
+    def end_reason(self) -> Optional[str]: ...
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def moves(self) -> list[int]:
+        """The moves played (house indices of the mover's row)."""
+    def legal_moves(self) -> list[int]: ...
+    def legal_mask(self) -> int: ...
+    def action_mask(self) -> npt.NDArray[np.int8]: ...
+    def apply(self, house: SupportsIndex) -> int:
+        """Plays ``house`` for the player to move; returns the seeds captured. ``ValueError``
+        if illegal (nothing changes)."""
+    def apply_move(self, text: str) -> int:
+        """Plays a move in move notation; returns its house index."""
+    def returns(self) -> list[float]: ...
+    def winners(self) -> list[int]: ...
+    def observation(
+        self,
+        encoding: str = "compact",
+        perspective: Optional[int] = None,
+        dtype: str = "float32",
+    ) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]: ...
+    def render(self) -> str: ...
+    def position(self) -> str:
+        """The current position in position notation."""
+    def record(self) -> str:
+        """The game record (tags and moves)."""
+    def copy(self) -> Game: ...
+    def __copy__(self) -> Game: ...
+    def __deepcopy__(self, memo: object, /) -> Game: ...
+
+@final
+class Batch:
+    """``num_boards`` boards of one rule set stepped by one call (GIL released), writing into
+    NumPy arrays owned by the batch and overwritten by every call: copy what you keep.
+
+    Args:
+        rules: a spec or ``Rules`` (default abapa).
+        num_boards: 1 to ``MAX_BOARDS``.
+        obs: ``"compact"``, ``"onehot[:L]"`` or ``"thermometer[:L]"``.
+        obs_dtype: ``"float32"`` or ``"uint8"``.
+        reset_mode: ``"next_step"``, ``"same_step"`` or ``"disabled"`` (Gymnasium's modes).
+        opponent: ``"self"`` (self-play), ``"random"`` or ``"greedy"``.
+        learner_seat: the caller's seat against an opponent.
+        opening: random plies at each reset: an int or ``(min, max)``.
+        illegal: ``"error"`` (raise) or ``"loss"`` (the offender loses at once).
+        seed: the master seed; board ``i`` draws from stream ``i``.
+        threads: worker threads (0: one per core); outputs do not depend on it.
+    """
+
+    def __new__(
+        cls,
+        rules: Optional[_RulesArg] = None,
+        num_boards: Optional[int] = None,
+        *,
+        obs: str = "compact",
+        obs_dtype: str = "float32",
+        reset_mode: str = "next_step",
+        opponent: str = "self",
+        learner_seat: Optional[int] = None,
+        opening: _Opening = None,
+        illegal: str = "error",
+        seed: Optional[int] = None,
+        threads: Optional[int] = None,
+    ) -> Batch: ...
+    def step(self, actions: Union[npt.NDArray[np.integer], Sequence[int]]) -> int:
+        """One action per board (any integer dtype); returns how many episodes ended.
+        ``ValueError`` names the first bad board (out of range, illegal, or over under
+        ``disabled``); ``TypeError`` for non-integers. Nothing changes on error."""
+    def reset(self, seed: Optional[int] = None) -> None:
+        """New episodes everywhere; a seed re-seeds every board's stream first."""
+    def reset_where(self, mask: Union[npt.NDArray[np.bool_], Sequence[bool]]) -> None:
+        """New episodes where ``mask`` is true; other rows are left as they are."""
+    def reset_boards(self, indices: Sequence[int]) -> None: ...
+    def observe(self) -> None:
+        """Rewrites observations, masks and seats to move from the boards."""
+    def snapshot(self) -> str:
+        """Everything (positions, histories, random streams) as JSON, for ``restore``."""
+    def restore(self, snapshot: str) -> None: ...
+    def state(self, i: int) -> State: ...
+    def render(self, i: int) -> str: ...
+    @property
+    def obs(self) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]:
+        """``(N, obs_dim)``."""
+    @property
+    def final_obs(self) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]:
+        """``(N, obs_dim)``: same-step resets' final observations (rows of ended boards)."""
+    @property
+    def mask(self) -> npt.NDArray[np.int8]:
+        """``(N, houses)``; boards waiting for a next-step reset allow every action."""
+    @property
+    def rewards(self) -> npt.NDArray[np.float32]:
+        """``(N, players)``, seat order."""
+    @property
+    def reward(self) -> npt.NDArray[np.float32]:
+        """``(N,)``: the learner seat's reward, or in self-play the reward of the seat that
+        moved."""
+    @property
+    def terminated(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def truncated(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def to_move(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def episode_length(self) -> npt.NDArray[np.uint32]:
+        """Caller steps of the episodes that ended on the last step (0 elsewhere)."""
+    @property
+    def episode_scores(self) -> npt.NDArray[np.uint8]:
+        """``(N, players)`` final stores of the episodes that ended (0 elsewhere)."""
+    @property
+    def done(self) -> npt.NDArray[np.bool_]:
+        """Boards whose episode ended and that wait for a reset (a new array)."""
+    @property
+    def num_boards(self) -> int: ...
+    @property
+    def obs_dim(self) -> int: ...
+    @property
+    def action_dim(self) -> int: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def obs_encoding(self) -> str: ...
+    @property
+    def obs_dtype(self) -> _ObsDtype: ...
+    @property
+    def reset_mode(self) -> Literal["next_step", "same_step", "disabled"]: ...
+    @property
+    def opponent(self) -> str: ...
+    @property
+    def learner_seat(self) -> Optional[int]: ...
+    @property
+    def opening(self) -> Tuple[int, int]: ...
+    @property
+    def illegal(self) -> Literal["error", "loss"]: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def threads(self) -> int: ...

@@ -1,0 +1,25 @@
+"""PettingZoo AEC environment: 3-player relay Owaré (rules ``"oware3"``).
+
+    from awale.pettingzoo import oware3_v0
+    env = oware3_v0.env(render_mode="ansi")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from awale.pettingzoo import aec
+
+RULES = "oware3"
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The wrapped environment (see :func:`awale.pettingzoo.env`)."""
+    return aec.env(rules=kwargs.pop("rules", RULES), **kwargs)
+
+
+def raw_env(**kwargs: Any) -> aec.raw_env:
+    """The unwrapped environment (see :class:`awale.pettingzoo.raw_env`)."""
+    return aec.raw_env(rules=kwargs.pop("rules", RULES), **kwargs)

@@ -1,0 +1,119 @@
+//! `awale train`: AlphaZero-family self-play training of a policy/value network (cargo feature
+//! `train`), then an evaluation tournament against the built-in agents.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use awale::train::training::{run as run_training, RunOptions};
+use awale::train::TrainConfig;
+
+const AFTER_HELP: &str = "\
+Runs iterations of self-play (batched MCTS guided by the network over many concurrent games)
+and gradient steps on a replay buffer, evaluates against the built-in agents every
+eval.every iterations, writes an atomic checkpoint every checkpoint.every iterations, and
+finishes with an evaluation tournament. Running the same command again resumes the run from
+OUT/checkpoint.ckpt exactly where it stopped (use --fresh to start over).
+
+Without --config the built-in tiny config (training/tiny.toml) runs: about a minute on 2 cores.
+Configs: training/abapa.toml, awale.toml, wari.toml, oware3.toml, tiny.toml (see
+docs/training.md). Logs: OUT/tb (TensorBoard: `tensorboard --logdir OUT/tb`) and
+OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
+
+Examples:
+  awale train
+  awale train --config training/abapa.toml --out runs/abapa
+  awale train --config training/abapa.toml --set training.max_minutes=30 --set search.kind=puct
+  awale tournament --agents nn:path=runs/abapa/checkpoint.ckpt,sims=128,alphabeta:depth=6";
+
+/// Arguments of `awale train`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The training config (TOML); default: the built-in tiny config.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The run's folder (default: runs/NAME, NAME from the config).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Override a config key, e.g. --set training.iterations=10 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Start over even if OUT has a checkpoint (default: resume from it).
+    #[arg(long)]
+    pub fresh: bool,
+    /// Skip the final evaluation tournament.
+    #[arg(long)]
+    pub no_eval: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Print the effective config and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let start = Instant::now();
+    let mut cfg = match &args.config {
+        Some(path) => TrainConfig::from_file(path)?,
+        None => TrainConfig::tiny(),
+    };
+    for s in &args.set {
+        cfg.set(s)?;
+    }
+    if args.print_config {
+        print!("{}", cfg.to_toml());
+        return Ok(());
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
+    let opts = RunOptions {
+        out: out.clone(),
+        fresh: args.fresh,
+        progress: !args.no_progress,
+        final_eval: !args.no_eval,
+    };
+    eprintln!(
+        "training '{}' on {} ({} iterations{}) in {}",
+        cfg.name,
+        cfg.rules,
+        cfg.training.iterations,
+        if cfg.training.max_minutes > 0.0 {
+            format!(", at most {} minutes", cfg.training.max_minutes)
+        } else {
+            String::new()
+        },
+        out.display()
+    );
+    let s = run_training(cfg, &opts)?;
+    if s.resumed {
+        println!("resumed from {}", s.checkpoint.display());
+    }
+    println!(
+        "{} iterations, {} gradient steps, {} self-play games, {} training positions",
+        s.iterations, s.train_steps, s.games, s.positions
+    );
+    println!(
+        "self-play: {:.0} moves/s, {:.0} network evaluations/s, network batch mean {:.1} (max {})",
+        s.moves_per_sec, s.evals_per_sec, s.mean_batch, s.max_batch
+    );
+    if let Some(l) = &s.losses {
+        println!(
+            "last losses: total {:.4}, policy {:.4}, value {:.4}, score {:.4}; policy entropy {:.3}",
+            l.loss, l.policy, l.value, l.score, l.entropy
+        );
+    }
+    if let Some(r) = &s.final_eval {
+        print!("{}", r.table());
+    }
+    println!(
+        "checkpoint: {}  (play it: nn:path={},sims=64)",
+        s.checkpoint.display(),
+        s.checkpoint.display()
+    );
+    println!("wall time: {:.1} s", start.elapsed().as_secs_f64());
+    Ok(())
+}

@@ -1,0 +1,526 @@
+//! The training configuration: TOML sections `[network]`, `[search]`, `[selfplay]`,
+//! `[training]`, `[eval]` and `[checkpoint]`, every key optional (defaults suit 2 CPU cores).
+//!
+//! ```
+//! use awale::train::TrainConfig;
+//! let cfg = TrainConfig::from_toml_str(r#"
+//!     name = "demo"
+//!     rules = "abapa"
+//!     [network]
+//!     hidden = [64, 64]
+//!     [search]
+//!     kind = "puct"
+//! "#).unwrap();
+//! assert_eq!(cfg.network.hidden, vec![64, 64]);
+//! assert!(TrainConfig::from_toml_str("[network]\nhiden = [3]").is_err());
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::search::SearchKind;
+use super::{TrainError, TrainResult};
+use crate::batch::ObsEncoding;
+use crate::rules::Rules;
+
+/// The whole configuration of a training run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    /// A name for the run (logs and reports).
+    pub name: String,
+    /// The rules, as a rules spec (`abapa`, `oware3`, `abapa:max_plies=200`, ...).
+    pub rules: String,
+    /// The seed of everything random in the run.
+    pub seed: u64,
+    /// The network.
+    pub network: NetworkConfig,
+    /// The search used in self-play (and by default in evaluation).
+    pub search: SearchConfig,
+    /// Self-play.
+    pub selfplay: SelfPlayConfig,
+    /// Gradient steps, replay buffer and schedule.
+    pub training: TrainingConfig,
+    /// Periodic evaluation against the built-in agents.
+    pub eval: EvalConfig,
+    /// Checkpoints.
+    pub checkpoint: CheckpointConfig,
+}
+
+/// The network's shape and input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetworkConfig {
+    /// The observation encoding (`compact`, `onehot[:L]`, `thermometer[:L]`).
+    pub observation: String,
+    /// Widths of the hidden layers of the trunk (ReLU MLP).
+    pub hidden: Vec<usize>,
+}
+
+/// The search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// `gumbel` (Gumbel root search with sequential halving) or `puct` (PUCT with Dirichlet noise).
+    pub kind: SearchKind,
+    /// Simulations of a full search.
+    pub simulations: u32,
+    /// Simulations of a fast search (playout-cap randomisation); equal to `simulations` for none.
+    pub fast_simulations: u32,
+    /// Probability that a move gets a full search (and becomes a training sample).
+    pub full_search_prob: f64,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// Dirichlet noise concentration at the root (PUCT, full searches).
+    pub dirichlet_alpha: f32,
+    /// Weight of the Dirichlet noise in the root priors.
+    pub dirichlet_fraction: f32,
+    /// Gumbel: the most actions sampled at the root (m).
+    pub gumbel_actions: u32,
+    /// Gumbel: `c_visit` of the transform σ(q) = (c_visit + max N) · c_scale · q.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: `c_scale` of the transform σ.
+    pub gumbel_c_scale: f32,
+}
+
+/// Self-play.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Games played at once; their leaves make one network batch.
+    pub concurrent_games: usize,
+    /// New training positions per iteration.
+    pub positions_per_iteration: usize,
+    /// Games longer than this are cut off and adjudicated by the stores.
+    pub max_plies: u32,
+    /// Move temperature for the first `temperature_plies` plies (visit counts for PUCT, scale of
+    /// the Gumbel noise for Gumbel).
+    pub temperature: f32,
+    /// Plies played at `temperature`.
+    pub temperature_plies: u32,
+    /// Temperature after that (0 = the best move).
+    pub temperature_final: f32,
+    /// Random plies at the start of each game (diversity), not recorded.
+    pub random_opening_plies: u32,
+}
+
+/// Gradient steps, replay buffer, losses and learning-rate schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainingConfig {
+    /// Iterations (self-play then gradient steps) of the run.
+    pub iterations: u64,
+    /// Stop after this many minutes of wall time (0 = no limit); checked between iterations.
+    pub max_minutes: f64,
+    /// Samples per gradient step.
+    pub batch_size: usize,
+    /// Gradient steps per iteration.
+    pub steps_per_iteration: usize,
+    /// Samples the replay buffer keeps (the oldest are dropped).
+    pub replay_capacity: usize,
+    /// No gradient steps until the buffer holds this many samples.
+    pub min_replay: usize,
+    /// Peak learning rate (AdamW).
+    pub lr: f64,
+    /// Final learning rate of the schedule.
+    pub lr_final: f64,
+    /// `constant`, `cosine` (from `lr` to `lr_final` over the run) or `step` (×0.1 at 50% and 75%).
+    pub lr_schedule: String,
+    /// Linear warm-up steps.
+    pub warmup_steps: u64,
+    /// AdamW weight decay.
+    pub weight_decay: f32,
+    /// Weight of the value loss.
+    pub value_weight: f32,
+    /// Weight of the auxiliary score-difference loss.
+    pub score_weight: f32,
+    /// Value target = (1 - mix) · game result + mix · root search value.
+    pub search_value_mix: f32,
+}
+
+/// Periodic evaluation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalConfig {
+    /// Evaluate every this many iterations (0 = only at the end).
+    pub every: u64,
+    /// Games per opponent (paired: each opening with the seats swapped).
+    pub games: usize,
+    /// Built-in agents to play (agent specs).
+    pub opponents: Vec<String>,
+    /// Simulations of the network's search in evaluation games.
+    pub simulations: u32,
+    /// Games per pairing of the opponents' calibration round-robin (their Elo reference).
+    pub calibration_games: usize,
+    /// Random plies of each evaluation opening.
+    pub openings: u32,
+    /// Games per opponent of the final evaluation (0 = `games`).
+    pub final_games: usize,
+    /// Opponents of the final evaluation (empty = `opponents`).
+    pub final_opponents: Vec<String>,
+}
+
+/// Checkpoints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckpointConfig {
+    /// Write a checkpoint every this many iterations (and always at the end).
+    pub every: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            name: "default".into(),
+            rules: "abapa".into(),
+            seed: 0,
+            network: NetworkConfig::default(),
+            search: SearchConfig::default(),
+            selfplay: SelfPlayConfig::default(),
+            training: TrainingConfig::default(),
+            eval: EvalConfig::default(),
+            checkpoint: CheckpointConfig::default(),
+        }
+    }
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            observation: "onehot:16".into(),
+            hidden: vec![128, 128],
+        }
+    }
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            kind: SearchKind::Gumbel,
+            simulations: 32,
+            fast_simulations: 8,
+            full_search_prob: 0.25,
+            c_puct: 1.5,
+            dirichlet_alpha: 0.5,
+            dirichlet_fraction: 0.25,
+            gumbel_actions: 6,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
+        }
+    }
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            concurrent_games: 128,
+            positions_per_iteration: 1024,
+            max_plies: 300,
+            temperature: 1.0,
+            temperature_plies: 16,
+            temperature_final: 0.0,
+            random_opening_plies: 2,
+        }
+    }
+}
+
+impl Default for TrainingConfig {
+    fn default() -> Self {
+        TrainingConfig {
+            iterations: 40,
+            max_minutes: 0.0,
+            batch_size: 256,
+            steps_per_iteration: 16,
+            replay_capacity: 100_000,
+            min_replay: 1024,
+            lr: 2e-3,
+            lr_final: 2e-4,
+            lr_schedule: "cosine".into(),
+            warmup_steps: 50,
+            weight_decay: 1e-4,
+            value_weight: 1.0,
+            score_weight: 0.5,
+            search_value_mix: 0.0,
+        }
+    }
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            every: 10,
+            games: 20,
+            opponents: vec!["random".into(), "greedy".into(), "alphabeta:depth=2".into()],
+            simulations: 64,
+            calibration_games: 10,
+            openings: 4,
+            final_games: 0,
+            final_opponents: Vec::new(),
+        }
+    }
+}
+
+impl Default for CheckpointConfig {
+    fn default() -> Self {
+        CheckpointConfig { every: 5 }
+    }
+}
+
+/// The built-in CI-sized configuration (`training/tiny.toml`), used by `awale train` without
+/// `--config`.
+pub const TINY_TOML: &str = include_str!("../../training/tiny.toml");
+
+impl TrainConfig {
+    /// Parses a TOML configuration and checks it.
+    pub fn from_toml_str(text: &str) -> TrainResult<TrainConfig> {
+        let cfg: TrainConfig =
+            toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Reads and checks a TOML configuration file.
+    pub fn from_file(path: &std::path::Path) -> TrainResult<TrainConfig> {
+        let text = std::fs::read_to_string(path).map_err(|e| TrainError::io(path, e))?;
+        TrainConfig::from_toml_str(&text).map_err(|e| match e {
+            TrainError::Config(m) => TrainError::Config(format!("{}: {m}", path.display())),
+            e => e,
+        })
+    }
+
+    /// The built-in tiny configuration.
+    pub fn tiny() -> TrainConfig {
+        TrainConfig::from_toml_str(TINY_TOML).expect("training/tiny.toml is valid")
+    }
+
+    /// The configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a config serializes")
+    }
+
+    /// Sets one key given as `section.key=value` (a TOML value; strings may be bare), for
+    /// command-line overrides.
+    ///
+    /// ```
+    /// use awale::train::TrainConfig;
+    /// let mut cfg = TrainConfig::default();
+    /// cfg.set("training.iterations=3").unwrap();
+    /// cfg.set("search.kind=puct").unwrap();
+    /// cfg.set("network.hidden=[32,32]").unwrap();
+    /// assert_eq!((cfg.training.iterations, cfg.network.hidden.clone()), (3, vec![32, 32]));
+    /// assert!(cfg.set("training.nope=1").is_err());
+    /// ```
+    pub fn set(&mut self, assignment: &str) -> TrainResult<()> {
+        let (key, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| TrainError::Config(format!("'{assignment}' should be KEY=VALUE")))?;
+        let (key, value) = (key.trim(), value.trim());
+        let mut doc: toml::Table = toml::from_str(&self.to_toml())
+            .map_err(|e| TrainError::Config(format!("internal: {e}")))?;
+        let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {value}")) {
+            Ok(mut t) => t.remove("v").expect("the key just written"),
+            Err(_) => toml::Value::String(value.to_string()),
+        };
+        let mut parts: Vec<&str> = key.split('.').collect();
+        let last = parts.pop().unwrap_or_default();
+        let mut table = &mut doc;
+        for p in parts {
+            table = table
+                .entry(p.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .ok_or_else(|| TrainError::Config(format!("'{p}' is not a section")))?;
+        }
+        table.insert(last.to_string(), parsed);
+        let text = toml::to_string(&doc).map_err(|e| TrainError::Config(e.to_string()))?;
+        *self = TrainConfig::from_toml_str(&text)
+            .map_err(|e| TrainError::Config(format!("--set {assignment}: {e}")))?;
+        Ok(())
+    }
+
+    /// The rules of the games.
+    pub fn rules(&self) -> TrainResult<Rules> {
+        let mut rules: Rules = self
+            .rules
+            .parse()
+            .map_err(|e: crate::AwaleError| TrainError::Config(e.to_string()))?;
+        if self.selfplay.max_plies > 0
+            && (rules.max_plies == 0 || rules.max_plies > self.selfplay.max_plies)
+        {
+            rules.max_plies = self.selfplay.max_plies;
+        }
+        rules
+            .validate()
+            .map_err(|e| TrainError::Config(e.to_string()))?;
+        Ok(rules)
+    }
+
+    /// The observation encoding.
+    pub fn observation(&self) -> TrainResult<ObsEncoding> {
+        self.network
+            .observation
+            .parse()
+            .map_err(|e: crate::AwaleError| TrainError::Config(e.to_string()))
+    }
+
+    /// Checks every value.
+    pub fn validate(&self) -> TrainResult<()> {
+        let bad = |m: String| Err(TrainError::Config(m));
+        let rules = self.rules()?;
+        self.observation()?;
+        if rules.houses as usize > super::search::MAX_ACTIONS {
+            return bad(format!(
+                "{} houses per player is more than {}",
+                rules.houses,
+                super::search::MAX_ACTIONS
+            ));
+        }
+        if self.network.hidden.is_empty() || self.network.hidden.iter().any(|&h| h == 0 || h > 4096)
+        {
+            return bad("network.hidden: one or more widths from 1 to 4096".into());
+        }
+        let s = &self.search;
+        if s.simulations == 0 || s.fast_simulations == 0 {
+            return bad("search.simulations and search.fast_simulations must be at least 1".into());
+        }
+        if s.fast_simulations > s.simulations {
+            return bad("search.fast_simulations must not exceed search.simulations".into());
+        }
+        if !(0.0..=1.0).contains(&s.full_search_prob) || s.full_search_prob == 0.0 {
+            return bad("search.full_search_prob must be in (0, 1]".into());
+        }
+        if s.dirichlet_alpha <= 0.0 || !(0.0..=1.0).contains(&s.dirichlet_fraction) {
+            return bad("search.dirichlet_alpha > 0 and dirichlet_fraction in [0, 1]".into());
+        }
+        if s.gumbel_actions == 0
+            || s.c_puct < 0.0
+            || s.gumbel_c_scale < 0.0
+            || s.gumbel_c_visit < 0.0
+        {
+            return bad(
+                "search: gumbel_actions >= 1, c_puct, gumbel_c_visit, gumbel_c_scale >= 0".into(),
+            );
+        }
+        let p = &self.selfplay;
+        if p.concurrent_games == 0 || p.positions_per_iteration == 0 {
+            return bad(
+                "selfplay.concurrent_games and positions_per_iteration must be at least 1".into(),
+            );
+        }
+        if p.temperature < 0.0 || p.temperature_final < 0.0 {
+            return bad("selfplay temperatures must not be negative".into());
+        }
+        let t = &self.training;
+        if t.batch_size == 0 || t.replay_capacity < t.batch_size {
+            return bad("training.batch_size >= 1 and replay_capacity >= batch_size".into());
+        }
+        if !(t.lr > 0.0 && t.lr_final >= 0.0) {
+            return bad("training.lr must be positive and lr_final not negative".into());
+        }
+        if !["constant", "cosine", "step"].contains(&t.lr_schedule.as_str()) {
+            return bad(format!(
+                "training.lr_schedule '{}' is not constant, cosine or step",
+                t.lr_schedule
+            ));
+        }
+        if !(0.0..=1.0).contains(&t.search_value_mix) {
+            return bad("training.search_value_mix must be in [0, 1]".into());
+        }
+        for o in self.eval.opponents.iter().chain(&self.eval.final_opponents) {
+            o.parse::<crate::agents::AgentSpec>()
+                .map_err(|e| TrainError::Config(format!("eval.opponents: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// A fingerprint of the settings a checkpoint's contents depend on (rules, observation,
+    /// network shape, seed): resuming or loading under a different fingerprint is refused.
+    /// FNV-1a over a canonical text, stable across builds.
+    pub fn fingerprint(&self) -> u64 {
+        fnv1a(self.fingerprint_text().as_bytes())
+    }
+
+    /// The text [`TrainConfig::fingerprint`] hashes (shown in mismatch errors).
+    pub fn fingerprint_text(&self) -> String {
+        let rules = self
+            .rules()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| self.rules.clone());
+        format!(
+            "rules={rules};observation={};hidden={:?};seed={}",
+            self.observation()
+                .map(|o| o.to_string())
+                .unwrap_or_else(|_| self.network.observation.clone()),
+            self.network.hidden,
+            self.seed
+        )
+    }
+
+    /// The learning rate at gradient step `step` (0-based) of a run of `total` steps.
+    pub fn lr_at(&self, step: u64, total: u64) -> f64 {
+        let t = &self.training;
+        let warm = t.warmup_steps;
+        if warm > 0 && step < warm {
+            return t.lr * (step + 1) as f64 / warm as f64;
+        }
+        let total = total.max(1);
+        let frac = (step.saturating_sub(warm) as f64 / (total.saturating_sub(warm).max(1)) as f64)
+            .clamp(0.0, 1.0);
+        match t.lr_schedule.as_str() {
+            "cosine" => {
+                t.lr_final + 0.5 * (t.lr - t.lr_final) * (1.0 + (std::f64::consts::PI * frac).cos())
+            }
+            "step" => {
+                if frac < 0.5 {
+                    t.lr
+                } else if frac < 0.75 {
+                    t.lr * 0.1
+                } else {
+                    t.lr * 0.01
+                }
+            }
+            _ => t.lr,
+        }
+    }
+}
+
+/// FNV-1a, 64 bits.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_round_trip() {
+        let cfg = TrainConfig::default();
+        cfg.validate().unwrap();
+        let back = TrainConfig::from_toml_str(&cfg.to_toml()).unwrap();
+        assert_eq!(back, cfg);
+        assert_eq!(back.fingerprint(), cfg.fingerprint());
+        let mut other = cfg.clone();
+        other.network.hidden = vec![64];
+        assert_ne!(other.fingerprint(), cfg.fingerprint());
+        other = cfg.clone();
+        other.training.iterations += 1;
+        assert_eq!(other.fingerprint(), cfg.fingerprint());
+    }
+
+    #[test]
+    fn lr_schedule_warms_up_and_decays() {
+        let mut cfg = TrainConfig::default();
+        cfg.training.warmup_steps = 10;
+        cfg.training.lr = 1.0;
+        cfg.training.lr_final = 0.0;
+        assert!((cfg.lr_at(0, 110) - 0.1).abs() < 1e-12);
+        assert!((cfg.lr_at(10, 110) - 1.0).abs() < 1e-12);
+        assert!((cfg.lr_at(60, 110) - 0.5).abs() < 1e-9);
+        assert!(cfg.lr_at(110, 110).abs() < 1e-12);
+    }
+}

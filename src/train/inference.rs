@@ -1,0 +1,287 @@
+//! A trained network at play: [`NetEvaluator`] (batched evaluation for searches) and
+//! [`NnAgent`], an [`Agent`] that searches with the network (`nn:path=run/checkpoint.ckpt,sims=64`).
+//!
+//! ```no_run
+//! use awale::agents::Registry;
+//! use awale::tournament::Entrant;
+//! use awale::Rules;
+//! // `nn` is in the built-in registry when the `train` feature is on.
+//! let rules = Rules::abapa();
+//! let e = Entrant::from_spec(&Registry::builtin(), &"nn:path=runs/abapa/checkpoint.ckpt,sims=64".parse().unwrap(), &rules).unwrap();
+//! ```
+
+use std::path::Path;
+use std::sync::Arc;
+
+use burn::module::Module;
+use burn::tensor::{Device, Tensor, TensorData};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::checkpoint::Checkpoint;
+use super::model::{encode_batch, input_scale, NetShape, PolicyValueNet};
+use super::search::{Evaluation, Evaluator, Search, SearchKind, SearchSettings};
+use super::{TrainConfig, TrainError, TrainResult};
+use crate::agents::spec::{AgentSpec, Registry};
+use crate::agents::{no_move, Agent, Turn};
+use crate::batch::ObsEncoding;
+use crate::error::{AwaleError, Result};
+use crate::rules::Rules;
+use crate::state::State;
+
+/// A network ready for inference, with what is needed to feed it.
+#[derive(Debug, Clone)]
+pub struct NetCore {
+    /// The network (no autodiff).
+    pub net: PolicyValueNet,
+    /// The rules it was trained for.
+    pub rules: Rules,
+    /// Its observation encoding.
+    pub encoding: ObsEncoding,
+    /// Its input scales.
+    pub scale: Vec<f32>,
+    /// The device it runs on.
+    pub device: Device,
+    /// The configuration it was trained under.
+    pub config: TrainConfig,
+}
+
+impl NetCore {
+    /// Wraps a network for inference (moved to the inference device, autodiff off).
+    pub fn new(net: &PolicyValueNet, config: &TrainConfig) -> TrainResult<NetCore> {
+        let rules = config.rules()?;
+        let encoding = config.observation()?;
+        Ok(NetCore {
+            net: net.valid(),
+            rules,
+            encoding,
+            scale: input_scale(&rules, encoding),
+            device: super::inference_device(),
+            config: config.clone(),
+        })
+    }
+
+    /// Loads the network of a checkpoint file.
+    pub fn load(path: &Path) -> TrainResult<NetCore> {
+        let ckpt = Checkpoint::read(path)?;
+        let device = super::inference_device();
+        let net = load_model(&ckpt.config, &ckpt.model, &device)?;
+        NetCore::new(&net, &ckpt.config)
+    }
+
+    /// Evaluates a batch of positions (logits and per-player values, absolute seats).
+    pub fn evaluate(&self, states: &[State], features: &mut Vec<f32>, out: &mut Vec<Evaluation>) {
+        out.clear();
+        if states.is_empty() {
+            return;
+        }
+        encode_batch(&self.rules, self.encoding, &self.scale, states, features);
+        let b = states.len();
+        let dim = self.scale.len();
+        let x = Tensor::<2>::from_data(TensorData::new(features.clone(), [b, dim]), &self.device);
+        let y = self.net.forward(x);
+        let logits = y
+            .policy
+            .into_data()
+            .try_to_vec::<f32>()
+            .expect("f32 logits");
+        let values = y.value.into_data().try_to_vec::<f32>().expect("f32 values");
+        let h = self.rules.houses as usize;
+        let p = self.rules.players as usize;
+        let nv = values.len() / b;
+        for (i, s) in states.iter().enumerate() {
+            let mut e = Evaluation::default();
+            e.logits[..h].copy_from_slice(&logits[i * h..(i + 1) * h]);
+            let m = s.to_move();
+            if nv == 1 {
+                let v = values[i];
+                e.values[m] = v;
+                e.values[1 - m] = -v;
+            } else {
+                for k in 0..p {
+                    e.values[(m + k) % p] = values[i * nv + k];
+                }
+            }
+            out.push(e);
+        }
+    }
+}
+
+/// Builds a network of `config`'s shape on `device` and loads burnpack `bytes` into it.
+pub fn load_model(
+    config: &TrainConfig,
+    bytes: &[u8],
+    device: &Device,
+) -> TrainResult<PolicyValueNet> {
+    let rules = config.rules()?;
+    let shape = NetShape::new(&rules, config.observation()?, &config.network.hidden);
+    let net = PolicyValueNet::new(&shape, 0, device);
+    let record =
+        burn::store::ModuleRecord::from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes.to_vec()))
+            .map_err(|e| TrainError::Model(format!("reading the network: {e}")))?;
+    net.try_load_record(record)
+        .map_err(|e| TrainError::Model(format!("the network does not fit its config: {e}")))
+}
+
+/// An [`Evaluator`] over a [`NetCore`] (one network call per batch).
+#[derive(Debug)]
+pub struct NetEvaluator<'a> {
+    core: &'a NetCore,
+    features: Vec<f32>,
+}
+
+impl<'a> NetEvaluator<'a> {
+    /// An evaluator over `core`.
+    pub fn new(core: &'a NetCore) -> NetEvaluator<'a> {
+        NetEvaluator {
+            core,
+            features: Vec::new(),
+        }
+    }
+}
+
+impl Evaluator for NetEvaluator<'_> {
+    fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>) {
+        self.core.evaluate(states, &mut self.features, out);
+    }
+}
+
+/// A network that plays: a search of `sims` simulations guided by it, no noise, the search's
+/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct`).
+#[derive(Debug)]
+pub struct NnAgent {
+    core: Arc<NetCore>,
+    name: String,
+    sims: u32,
+    search: Search,
+    rng: ChaCha8Rng,
+    features: Vec<f32>,
+    evals: Vec<Evaluation>,
+}
+
+impl NnAgent {
+    /// An agent over `core` searching `sims` simulations per move with `settings`.
+    pub fn new(
+        core: Arc<NetCore>,
+        name: impl Into<String>,
+        sims: u32,
+        settings: SearchSettings,
+    ) -> NnAgent {
+        let rules = core.rules;
+        NnAgent {
+            core,
+            name: name.into(),
+            sims,
+            search: Search::new(rules, settings),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            features: Vec::new(),
+            evals: Vec::new(),
+        }
+    }
+
+    /// The search's policy and value for a position (for analysis).
+    pub fn analyse(&mut self, state: &State) -> super::search::SearchResult {
+        self.search.start(*state, self.sims, false, 0.0);
+        while let Some(leaf) = self.search.next_leaf(&mut self.rng) {
+            self.core
+                .evaluate(&[leaf], &mut self.features, &mut self.evals);
+            let e = self.evals[0];
+            self.search.deliver(&e, &mut self.rng);
+        }
+        self.search.result()
+    }
+}
+
+impl Agent for NnAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+        if turn.state.is_over() {
+            return Err(no_move(&self.name, turn.state));
+        }
+        if *turn.rules != self.core.rules && turn.rules.base_name() != self.core.rules.base_name() {
+            return Err(AwaleError::AgentFailed {
+                agent: self.name.clone(),
+                reason: format!(
+                    "the network was trained for {} and cannot play {}",
+                    self.core.rules, turn.rules
+                ),
+            });
+        }
+        let legal = turn.state.legal_mask(turn.rules);
+        if legal.count_ones() == 1 {
+            return Ok(legal.trailing_zeros() as usize);
+        }
+        Ok(self.analyse(turn.state).action)
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+}
+
+/// Adds the `nn` kind to `registry`: `nn:path=FILE[,sims=N][,search=gumbel|puct]`. Networks
+/// are loaded once per path and shared by the agents built from them.
+pub fn register(registry: &mut Registry) {
+    registry.register(
+        "nn",
+        "a trained network with its search (cargo feature train)",
+        &[
+            ("path", "checkpoint file of `awale train` (required)"),
+            ("sims", "search simulations per move (default 64)"),
+            ("search", "gumbel or puct (default: the training config's)"),
+        ],
+        Arc::new(build_nn),
+    );
+}
+
+fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
+    let bad = |reason: String| AwaleError::BadAgentSpec {
+        spec: spec.to_string(),
+        reason,
+    };
+    let path = spec
+        .get("path")
+        .ok_or_else(|| bad("nn needs path=FILE (a checkpoint of awale train)".into()))?;
+    let core = cached_core(Path::new(path)).map_err(|e| bad(e.to_string()))?;
+    if core.rules.base_name() != rules.base_name() || core.rules.players != rules.players {
+        return Err(bad(format!(
+            "the network was trained for {} and cannot play {rules}",
+            core.rules
+        )));
+    }
+    let sims = spec.u64_or("sims", 64)?;
+    if sims == 0 || sims > 1_000_000 {
+        return Err(bad(format!("sims: {sims} is not between 1 and 1000000")));
+    }
+    let mut settings = SearchSettings::from_config(&core.config.search);
+    if let Some(k) = spec.get("search") {
+        settings.kind = k.parse::<SearchKind>().map_err(bad)?;
+    }
+    Ok(Box::new(NnAgent::new(
+        core,
+        spec.display_name(),
+        sims as u32,
+        settings,
+    )))
+}
+
+/// Networks loaded so far, by path and file modification time.
+fn cached_core(path: &Path) -> TrainResult<Arc<NetCore>> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    use std::time::SystemTime;
+    type Cache = Mutex<HashMap<(std::path::PathBuf, Option<SystemTime>), Arc<NetCore>>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let key = (path.to_path_buf(), modified);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(c) = cache.lock().expect("cache lock").get(&key) {
+        return Ok(c.clone());
+    }
+    let core = Arc::new(NetCore::load(path)?);
+    cache.lock().expect("cache lock").insert(key, core.clone());
+    Ok(core)
+}

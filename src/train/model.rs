@@ -1,0 +1,198 @@
+//! The policy/value network: an MLP trunk with three heads.
+//!
+//! Input: the observation of the position under the configured [`ObsEncoding`] (seen from the
+//! player to move), with seed counts scaled to about 1 (pit counts divided by twice the seeds per
+//! house, stores by the seeds per player at the start). Outputs, for a batch of `B` positions:
+//!
+//! - `policy`: `[B, houses]` logits over the mover's houses (illegal ones are masked by callers);
+//! - `value`: `[B, V]` in (-1, 1) by tanh: `V = 1` in 2-player games (the mover's expected
+//!   result), `V = players` in the multi-player game (each player's expected result, mover first);
+//! - `score`: `[B, 1]` in (-1, 1): the mover's final store minus the others' mean, over the seeds
+//!   in play (an auxiliary target that speeds up learning).
+
+use burn::module::{Module, Param, ParamId};
+use burn::nn::Linear;
+use burn::tensor::activation::{relu, tanh};
+use burn::tensor::{Device, Tensor, TensorData};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::batch::{encode_state, ObsEncoding};
+use crate::rules::Rules;
+use crate::state::State;
+
+/// The network (a burn [`Module`]).
+#[derive(Module, Debug)]
+pub struct PolicyValueNet {
+    trunk: Vec<Linear>,
+    policy: Linear,
+    value: Linear,
+    score: Linear,
+}
+
+/// The three outputs of a forward pass.
+#[derive(Debug, Clone)]
+pub struct NetOutput {
+    /// `[B, houses]` policy logits.
+    pub policy: Tensor<2>,
+    /// `[B, V]` values in (-1, 1).
+    pub value: Tensor<2>,
+    /// `[B, 1]` score difference in (-1, 1).
+    pub score: Tensor<2>,
+}
+
+/// The sizes of a network for a game and encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetShape {
+    /// Input features.
+    pub input: usize,
+    /// Hidden widths.
+    pub hidden: Vec<usize>,
+    /// Policy outputs (houses).
+    pub actions: usize,
+    /// Value outputs (1 in 2-player games, else one per player).
+    pub values: usize,
+}
+
+impl NetShape {
+    /// The shape for `rules` under `enc` with hidden widths `hidden`.
+    pub fn new(rules: &Rules, enc: ObsEncoding, hidden: &[usize]) -> NetShape {
+        NetShape {
+            input: enc.dim(rules),
+            hidden: hidden.to_vec(),
+            actions: rules.houses as usize,
+            values: value_outputs(rules),
+        }
+    }
+}
+
+/// Value outputs for `rules`: 1 in a 2-player (zero-sum) game, one per player otherwise.
+pub fn value_outputs(rules: &Rules) -> usize {
+    if rules.players == 2 {
+        1
+    } else {
+        rules.players as usize
+    }
+}
+
+/// A linear layer with weights drawn from `rng` (uniform ±gain·sqrt(1/fan_in), bias zero;
+/// gain √6 is He initialisation for ReLU).
+/// A trainable parameter with a deterministic id (the same seed gives the same records, byte
+/// for byte).
+fn param<const D: usize>(ids: &mut u64, t: Tensor<D>) -> Param<Tensor<D>> {
+    let mut p = Param::from_tensor(t);
+    p.id = ParamId::from(crate::agents::derive_seed(0x7061_7261_6d73, *ids));
+    *ids += 1;
+    p
+}
+
+fn linear(
+    rng: &mut ChaCha8Rng,
+    ids: &mut u64,
+    d_in: usize,
+    d_out: usize,
+    gain: f32,
+    device: &Device,
+) -> Linear {
+    let k = gain * (1.0 / d_in as f32).sqrt();
+    let w: Vec<f32> = (0..d_in * d_out).map(|_| rng.random_range(-k..k)).collect();
+    let weight = param(
+        ids,
+        Tensor::<2>::from_data(TensorData::new(w, [d_in, d_out]), device),
+    );
+    let bias = Tensor::<1>::from_data(TensorData::new(vec![0f32; d_out], [d_out]), device);
+    Linear {
+        weight,
+        bias: Some(param(ids, bias)),
+    }
+}
+
+impl PolicyValueNet {
+    /// A freshly initialised network on `device`; the weights are a pure function of `seed`.
+    pub fn new(shape: &NetShape, seed: u64, device: &Device) -> PolicyValueNet {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut ids = 0u64;
+        let mut trunk = Vec::new();
+        let mut d = shape.input;
+        for &h in &shape.hidden {
+            trunk.push(linear(&mut rng, &mut ids, d, h, 6f32.sqrt(), device));
+            d = h;
+        }
+        PolicyValueNet {
+            trunk,
+            policy: linear(&mut rng, &mut ids, d, shape.actions, 0.5, device),
+            value: linear(&mut rng, &mut ids, d, shape.values, 0.5, device),
+            score: linear(&mut rng, &mut ids, d, 1, 0.5, device),
+        }
+    }
+
+    /// The forward pass on a `[B, input]` batch.
+    pub fn forward(&self, input: Tensor<2>) -> NetOutput {
+        let mut x = input;
+        for layer in &self.trunk {
+            x = relu(layer.forward(x));
+        }
+        NetOutput {
+            policy: self.policy.forward(x.clone()),
+            value: tanh(self.value.forward(x.clone())),
+            score: tanh(self.score.forward(x)),
+        }
+    }
+
+    /// Every parameter's values, in a fixed order (for tests and fingerprints).
+    pub fn param_values(&self) -> Vec<f32> {
+        let mut out = Vec::new();
+        let layers = self
+            .trunk
+            .iter()
+            .chain([&self.policy, &self.value, &self.score]);
+        for l in layers {
+            out.extend(
+                l.weight
+                    .val()
+                    .into_data()
+                    .try_to_vec::<f32>()
+                    .unwrap_or_default(),
+            );
+            if let Some(b) = &l.bias {
+                out.extend(b.val().into_data().try_to_vec::<f32>().unwrap_or_default());
+            }
+        }
+        out
+    }
+}
+
+/// Per-feature input scales for `rules` under `enc` (see the module docs).
+pub fn input_scale(rules: &Rules, enc: ObsEncoding) -> Vec<f32> {
+    let n = rules.pits();
+    let p = rules.players as usize;
+    let pits = n * enc.levels();
+    let pit_scale = match enc {
+        ObsEncoding::Compact => 1.0 / (2.0 * rules.seeds.max(1) as f32),
+        _ => 1.0,
+    };
+    let store_scale = p as f32 / rules.total_seeds().max(1) as f32;
+    let mut s = vec![pit_scale; pits];
+    s.extend(std::iter::repeat_n(store_scale, p));
+    s.extend(std::iter::repeat_n(1.0, p));
+    s
+}
+
+/// Encodes positions into a flat `[states.len() * dim]` buffer of scaled features.
+pub fn encode_batch(
+    rules: &Rules,
+    enc: ObsEncoding,
+    scale: &[f32],
+    states: &[State],
+    out: &mut Vec<f32>,
+) {
+    let dim = scale.len();
+    out.clear();
+    out.resize(states.len() * dim, 0.0);
+    for (s, row) in states.iter().zip(out.chunks_exact_mut(dim)) {
+        encode_state(enc, rules, s, row).expect("buffer sized for the encoding");
+        for (x, k) in row.iter_mut().zip(scale) {
+            *x *= k;
+        }
+    }
+}

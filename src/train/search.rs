@@ -1,0 +1,773 @@
+//! Monte-Carlo tree search guided by a network, one tree per game, built so that the leaves of
+//! many games are evaluated in one batch.
+//!
+//! A [`Search`] is a state machine: [`Search::next_leaf`] walks the tree to the next position
+//! that needs the network (or returns `None` when the search is complete), and
+//! [`Search::deliver`] expands that leaf with the network's [`Evaluation`] and backs its value
+//! up. Self-play asks every game for its next leaf, evaluates all of them in one batch, and
+//! delivers the results: the network always sees a batch as large as the number of games.
+//!
+//! Values are kept per *absolute* player in [-1, 1] (the max^n generalisation): a node's
+//! statistics hold the sum of each player's value over the simulations through it, and a node
+//! chooses among its children by the value of *its* player to move. In a 2-player game this is
+//! ordinary negamax. Finished games (ended by the rules, or cut off at the ply limit and
+//! adjudicated by the stores) are scored exactly: +1 for a sole leader, 0 for a shared lead,
+//! -1 for the others. Repetitions inside the tree are not detected (the game's own history is).
+//!
+//! Two root algorithms:
+//!
+//! - [`SearchKind::Puct`]: AlphaZero's PUCT, `Q(a) + c·P(a)·√N / (1 + N(a))`, with Dirichlet noise
+//!   mixed into the root priors when asked; unvisited children take the parent's mean value.
+//!   The policy target is the root's visit distribution.
+//! - [`SearchKind::Gumbel`]: Gumbel root search with sequential halving (Danihelka et al. 2022,
+//!   "Policy improvement by planning with Gumbel", as in DeepMind's `mctx`): Gumbel noise `g` is
+//!   added to the root logits, the top `m` actions by `g + logits` are searched with sequential
+//!   halving on `g + logits + σ(q̂)`, and the chosen action is the survivor. Interior nodes pick
+//!   `argmax π'(a) - N(a) / (1 + ΣN)`. The policy target is the improved policy
+//!   `π' = softmax(logits + σ(q̂))` ([`gumbel_improved_policy`]), where `q̂` completes the Q-values
+//!   of unvisited actions with the mixed value `v_mix`, rescaled to [0, 1] by min-max over the
+//!   legal actions, and `σ(q̂) = (c_visit + max N) · c_scale · q̂`.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Rules, MAX_PLAYERS};
+use crate::state::State;
+
+/// The most houses per player a network and search support.
+pub const MAX_ACTIONS: usize = 16;
+
+const NONE: u32 = u32::MAX;
+
+/// The root algorithm.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchKind {
+    /// Gumbel root search with sequential halving.
+    #[default]
+    Gumbel,
+    /// PUCT with Dirichlet root noise.
+    Puct,
+}
+
+impl std::str::FromStr for SearchKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SearchKind, String> {
+        match s {
+            "gumbel" => Ok(SearchKind::Gumbel),
+            "puct" => Ok(SearchKind::Puct),
+            _ => Err(format!("'{s}' is not a search kind (gumbel, puct)")),
+        }
+    }
+}
+
+/// The constants of a search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchSettings {
+    /// The root algorithm.
+    pub kind: SearchKind,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// Dirichlet concentration (PUCT root noise).
+    pub dirichlet_alpha: f32,
+    /// Weight of the Dirichlet noise.
+    pub dirichlet_fraction: f32,
+    /// Gumbel: the most actions considered at the root.
+    pub gumbel_actions: u32,
+    /// Gumbel: `c_visit` of σ.
+    pub c_visit: f32,
+    /// Gumbel: `c_scale` of σ.
+    pub c_scale: f32,
+}
+
+impl SearchSettings {
+    /// The settings of a search config section.
+    pub fn from_config(c: &super::config::SearchConfig) -> SearchSettings {
+        SearchSettings {
+            kind: c.kind,
+            c_puct: c.c_puct,
+            dirichlet_alpha: c.dirichlet_alpha,
+            dirichlet_fraction: c.dirichlet_fraction,
+            gumbel_actions: c.gumbel_actions,
+            c_visit: c.gumbel_c_visit,
+            c_scale: c.gumbel_c_scale,
+        }
+    }
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings::from_config(&super::config::SearchConfig::default())
+    }
+}
+
+/// What the network says about a position: policy logits over the mover's houses and the value
+/// of every player (absolute seats, in [-1, 1]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// Policy logits by house (entries past the rules' houses are ignored).
+    pub logits: [f32; MAX_ACTIONS],
+    /// Expected result of each player (absolute seat).
+    pub values: [f32; MAX_PLAYERS],
+}
+
+impl Default for Evaluation {
+    fn default() -> Self {
+        Evaluation {
+            logits: [0.0; MAX_ACTIONS],
+            values: [0.0; MAX_PLAYERS],
+        }
+    }
+}
+
+/// Evaluates positions in batches.
+pub trait Evaluator {
+    /// Writes one evaluation per state into `out` (cleared first).
+    fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>);
+}
+
+/// The uniform evaluator: equal logits, every value 0 (plain MCTS with exact terminal values).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UniformEvaluator;
+
+impl Evaluator for UniformEvaluator {
+    fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>) {
+        out.clear();
+        out.resize(states.len(), Evaluation::default());
+    }
+}
+
+/// The exact result of a finished (or cut-off) game for every player: +1 for a sole leader by
+/// stores, 0 for a shared lead, -1 for the others.
+pub fn outcome_values(state: &State, rules: &Rules) -> [f32; MAX_PLAYERS] {
+    let n = rules.players as usize;
+    let scores = state.scores();
+    let best = *scores[..n].iter().max().unwrap_or(&0);
+    let leaders = scores[..n].iter().filter(|&&s| s == best).count();
+    let mut v = [0f32; MAX_PLAYERS];
+    for (p, x) in v.iter_mut().enumerate().take(n) {
+        *x = if scores[p] < best {
+            -1.0
+        } else if leaders == 1 {
+            1.0
+        } else {
+            0.0
+        };
+    }
+    v
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    state: State,
+    parent: u32,
+    n: u32,
+    w: [f32; MAX_PLAYERS],
+    children: [u32; MAX_ACTIONS],
+    logits: [f32; MAX_ACTIONS],
+    prior: [f32; MAX_ACTIONS],
+    raw_value: [f32; MAX_PLAYERS],
+    legal: u16,
+    expanded: bool,
+    terminal: bool,
+}
+
+impl Node {
+    fn new(state: State, parent: u32, rules: &Rules) -> Node {
+        let terminal = state.is_over();
+        Node {
+            state,
+            parent,
+            n: 0,
+            w: [0.0; MAX_PLAYERS],
+            children: [NONE; MAX_ACTIONS],
+            logits: [0.0; MAX_ACTIONS],
+            prior: [0.0; MAX_ACTIONS],
+            raw_value: if terminal {
+                outcome_values(&state, rules)
+            } else {
+                [0.0; MAX_PLAYERS]
+            },
+            legal: if terminal { 0 } else { state.legal_mask(rules) },
+            expanded: terminal,
+            terminal,
+        }
+    }
+}
+
+/// The outcome of a finished search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchResult {
+    /// Visits of each root action.
+    pub visits: [u32; MAX_ACTIONS],
+    /// The policy target: the improved policy (Gumbel) or the visit distribution (PUCT).
+    pub policy: [f32; MAX_ACTIONS],
+    /// The root's mean value for every player (absolute seats).
+    pub value: [f32; MAX_PLAYERS],
+    /// The action the search chose: the sequential-halving survivor (Gumbel), the most visited
+    /// action (PUCT).
+    pub action: usize,
+    /// The legal actions at the root.
+    pub legal: u16,
+}
+
+/// One game's search tree (reused from move to move; see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct Search {
+    rules: Rules,
+    settings: SearchSettings,
+    nodes: Vec<Node>,
+    budget: u32,
+    sims: u32,
+    noise: bool,
+    gumbel: [f32; MAX_ACTIONS],
+    gumbel_scale: f32,
+    considered: Vec<u32>,
+    pending: Option<u32>,
+    root_evaluated: bool,
+}
+
+impl Search {
+    /// An idle search for games under `rules`.
+    pub fn new(rules: Rules, settings: SearchSettings) -> Search {
+        Search {
+            rules,
+            settings,
+            nodes: Vec::new(),
+            budget: 0,
+            sims: 0,
+            noise: false,
+            gumbel: [0.0; MAX_ACTIONS],
+            gumbel_scale: 0.0,
+            considered: Vec::new(),
+            pending: None,
+            root_evaluated: false,
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &SearchSettings {
+        &self.settings
+    }
+
+    /// Starts a search of `budget` simulations from `root` (a position where the game goes on).
+    /// `noise` turns on the root noise (Dirichlet for PUCT; Gumbel noise for Gumbel, scaled by
+    /// `gumbel_scale`, 0 meaning none).
+    pub fn start(&mut self, root: State, budget: u32, noise: bool, gumbel_scale: f32) {
+        debug_assert!(!root.is_over());
+        self.nodes.clear();
+        self.nodes.push(Node::new(root, NONE, &self.rules));
+        self.budget = budget;
+        self.sims = 0;
+        self.noise = noise;
+        self.gumbel = [0.0; MAX_ACTIONS];
+        self.gumbel_scale = gumbel_scale;
+        self.pending = None;
+        self.root_evaluated = false;
+    }
+
+    /// Simulations done.
+    pub fn simulations(&self) -> u32 {
+        self.sims
+    }
+
+    /// True once the search has spent its budget (or has nothing to decide).
+    pub fn is_done(&self) -> bool {
+        self.root_evaluated && self.pending.is_none() && self.sims >= self.budget
+    }
+
+    /// The next position to evaluate, or `None` when the search is complete. Simulations that
+    /// end in a finished game are backed up here without the network.
+    pub fn next_leaf<R: Rng>(&mut self, rng: &mut R) -> Option<State> {
+        let _ = rng;
+        if let Some(p) = self.pending {
+            return Some(self.nodes[p as usize].state);
+        }
+        if self.nodes.is_empty() {
+            return None;
+        }
+        if !self.root_evaluated {
+            self.pending = Some(0);
+            return Some(self.nodes[0].state);
+        }
+        // Bounded: each turn of the loop completes a simulation or returns a leaf.
+        while self.sims < self.budget {
+            let mut node = 0u32;
+            loop {
+                let a = self.select(node);
+                let child = self.nodes[node as usize].children[a];
+                if child == NONE {
+                    let mut s = self.nodes[node as usize].state;
+                    s.apply_unchecked(&self.rules, a);
+                    let idx = self.nodes.len() as u32;
+                    self.nodes.push(Node::new(s, node, &self.rules));
+                    self.nodes[node as usize].children[a] = idx;
+                    if self.nodes[idx as usize].terminal {
+                        let v = self.nodes[idx as usize].raw_value;
+                        self.backup(idx, &v);
+                        self.sims += 1;
+                        break;
+                    }
+                    self.pending = Some(idx);
+                    return Some(s);
+                }
+                if self.nodes[child as usize].terminal {
+                    let v = self.nodes[child as usize].raw_value;
+                    self.backup(child, &v);
+                    self.sims += 1;
+                    break;
+                }
+                node = child;
+            }
+        }
+        None
+    }
+
+    /// Expands the pending leaf with its evaluation and backs the value up.
+    pub fn deliver<R: Rng>(&mut self, eval: &Evaluation, rng: &mut R) {
+        let Some(idx) = self.pending.take() else {
+            return;
+        };
+        let h = self.rules.houses as usize;
+        let n_players = self.rules.players as usize;
+        let node = &mut self.nodes[idx as usize];
+        let mut values = [0f32; MAX_PLAYERS];
+        values[..n_players].copy_from_slice(&eval.values[..n_players]);
+        node.raw_value = values;
+        node.logits = masked_logits(&eval.logits, node.legal, h);
+        node.prior = softmax_legal(&node.logits, node.legal, h);
+        node.expanded = true;
+        if idx == 0 {
+            self.root_evaluated = true;
+            let legal = node.legal;
+            node.n = 1;
+            node.w = values;
+            if legal.count_ones() <= 1 {
+                self.budget = 0;
+            }
+            if self.noise {
+                match self.settings.kind {
+                    SearchKind::Puct => {
+                        let noise = dirichlet(rng, self.settings.dirichlet_alpha, legal, h);
+                        let f = self.settings.dirichlet_fraction;
+                        for a in 0..h {
+                            node.prior[a] = (1.0 - f) * node.prior[a] + f * noise[a];
+                        }
+                    }
+                    SearchKind::Gumbel => {
+                        for a in 0..h {
+                            if legal >> a & 1 == 1 {
+                                self.gumbel[a] = self.gumbel_scale * gumbel(rng);
+                            }
+                        }
+                    }
+                }
+            }
+            if self.settings.kind == SearchKind::Gumbel {
+                let m = (self.settings.gumbel_actions as usize).min(legal.count_ones() as usize);
+                self.considered = considered_visit_sequence(m, self.budget as usize);
+            }
+        } else {
+            self.backup(idx, &values);
+            self.sims += 1;
+        }
+    }
+
+    fn backup(&mut self, mut idx: u32, v: &[f32; MAX_PLAYERS]) {
+        while idx != NONE {
+            let node = &mut self.nodes[idx as usize];
+            node.n += 1;
+            for (w, x) in node.w.iter_mut().zip(v) {
+                *w += x;
+            }
+            idx = node.parent;
+        }
+    }
+
+    /// Visits and mean values (for the node's mover) of a node's children.
+    fn child_stats(&self, node: u32) -> ([u32; MAX_ACTIONS], [f32; MAX_ACTIONS]) {
+        let nd = &self.nodes[node as usize];
+        let mover = nd.state.to_move();
+        let mut n = [0u32; MAX_ACTIONS];
+        let mut q = [0f32; MAX_ACTIONS];
+        for a in 0..self.rules.houses as usize {
+            let c = nd.children[a];
+            if c != NONE && self.nodes[c as usize].n > 0 {
+                let ch = &self.nodes[c as usize];
+                n[a] = ch.n;
+                q[a] = ch.w[mover] / ch.n as f32;
+            }
+        }
+        (n, q)
+    }
+
+    fn sigma_completed(&self, node: u32) -> [f32; MAX_ACTIONS] {
+        let nd = &self.nodes[node as usize];
+        let (n, q) = self.child_stats(node);
+        let h = self.rules.houses as usize;
+        completed_sigma(
+            &nd.prior_for_mix(h),
+            nd.legal,
+            &q[..h],
+            &n[..h],
+            nd.raw_value[nd.state.to_move()],
+            self.settings.c_visit,
+            self.settings.c_scale,
+        )
+    }
+
+    fn select(&self, node: u32) -> usize {
+        let nd = &self.nodes[node as usize];
+        let h = self.rules.houses as usize;
+        let legal = nd.legal;
+        let (n, q) = self.child_stats(node);
+        let mut best = Best::default();
+        match self.settings.kind {
+            SearchKind::Puct => {
+                let mover = nd.state.to_move();
+                let fpu = nd.w[mover] / nd.n.max(1) as f32;
+                let sqrt_n = (nd.n.max(1) as f32).sqrt();
+                for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
+                    let qa = if n[a] > 0 { q[a] } else { fpu };
+                    best.consider(
+                        a,
+                        qa + self.settings.c_puct * nd.prior[a] * sqrt_n / (1.0 + n[a] as f32),
+                    );
+                }
+            }
+            SearchKind::Gumbel if node == 0 => {
+                let sigma = self.sigma_completed(node);
+                let target = self
+                    .considered
+                    .get(self.sims as usize)
+                    .copied()
+                    .unwrap_or(u32::MAX);
+                for a in (0..h).filter(|&a| legal >> a & 1 == 1 && n[a] == target) {
+                    best.consider(a, self.gumbel[a] + nd.logits[a] + sigma[a]);
+                }
+                if best.action == usize::MAX {
+                    // Past the schedule: the least visited of the best.
+                    let min_n = (0..h).filter(|&a| legal >> a & 1 == 1).map(|a| n[a]).min();
+                    for a in (0..h).filter(|&a| legal >> a & 1 == 1 && Some(n[a]) == min_n) {
+                        best.consider(a, self.gumbel[a] + nd.logits[a] + sigma[a]);
+                    }
+                }
+            }
+            SearchKind::Gumbel => {
+                let sigma = self.sigma_completed(node);
+                let improved =
+                    softmax_legal(&std::array::from_fn(|a| nd.logits[a] + sigma[a]), legal, h);
+                let total: u32 = n[..h].iter().sum();
+                for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
+                    best.consider(a, improved[a] - n[a] as f32 / (1.0 + total as f32));
+                }
+            }
+        }
+        best.action
+    }
+
+    /// The result of the finished search.
+    pub fn result(&self) -> SearchResult {
+        let h = self.rules.houses as usize;
+        let root = &self.nodes[0];
+        let legal = root.legal;
+        let (n, _) = self.child_stats(0);
+        let mut value = [0f32; MAX_PLAYERS];
+        for (v, w) in value.iter_mut().zip(root.w) {
+            *v = w / root.n.max(1) as f32;
+        }
+        let mut policy = [0f32; MAX_ACTIONS];
+        let mut action = legal.trailing_zeros() as usize;
+        match self.settings.kind {
+            SearchKind::Puct => {
+                let total: u32 = n[..h].iter().sum();
+                if total == 0 {
+                    policy = root.prior;
+                } else {
+                    for a in 0..h {
+                        policy[a] = n[a] as f32 / total as f32;
+                    }
+                }
+                let mut best = 0;
+                for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
+                    if n[a] > best || (n[a] == best && root.prior[a] > root.prior[action]) {
+                        best = n[a];
+                        action = a;
+                    }
+                }
+            }
+            SearchKind::Gumbel => {
+                let sigma = self.sigma_completed(0);
+                policy = softmax_legal(
+                    &std::array::from_fn(|a| root.logits[a] + sigma[a]),
+                    legal,
+                    h,
+                );
+                let max_n = (0..h)
+                    .filter(|&a| legal >> a & 1 == 1)
+                    .map(|a| n[a])
+                    .max()
+                    .unwrap_or(0);
+                let mut best = f32::NEG_INFINITY;
+                for a in (0..h).filter(|&a| legal >> a & 1 == 1 && n[a] == max_n) {
+                    let s = self.gumbel[a] + root.logits[a] + sigma[a];
+                    if s > best {
+                        best = s;
+                        action = a;
+                    }
+                }
+            }
+        }
+        SearchResult {
+            visits: n,
+            policy,
+            value,
+            action,
+            legal,
+        }
+    }
+}
+
+/// The best-scoring action seen so far (the first one on ties).
+struct Best {
+    action: usize,
+    score: f32,
+}
+
+impl Default for Best {
+    fn default() -> Self {
+        Best {
+            action: usize::MAX,
+            score: f32::NEG_INFINITY,
+        }
+    }
+}
+
+impl Best {
+    fn consider(&mut self, action: usize, score: f32) {
+        if self.action == usize::MAX || score > self.score {
+            self.action = action;
+            self.score = score;
+        }
+    }
+}
+
+impl Node {
+    /// The network's prior (without root noise), for the mixed value.
+    fn prior_for_mix(&self, h: usize) -> [f32; MAX_ACTIONS] {
+        softmax_legal(&self.logits, self.legal, h)
+    }
+}
+
+/// Logits with illegal actions at -inf.
+fn masked_logits(logits: &[f32; MAX_ACTIONS], legal: u16, h: usize) -> [f32; MAX_ACTIONS] {
+    std::array::from_fn(|a| {
+        if a < h && legal >> a & 1 == 1 {
+            logits[a]
+        } else {
+            f32::NEG_INFINITY
+        }
+    })
+}
+
+/// Softmax over the legal actions (0 elsewhere).
+pub fn softmax_legal(logits: &[f32; MAX_ACTIONS], legal: u16, h: usize) -> [f32; MAX_ACTIONS] {
+    let mut out = [0f32; MAX_ACTIONS];
+    let max = (0..h)
+        .filter(|&a| legal >> a & 1 == 1)
+        .map(|a| logits[a])
+        .fold(f32::NEG_INFINITY, f32::max);
+    if max == f32::NEG_INFINITY {
+        return out;
+    }
+    let mut sum = 0.0;
+    for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
+        out[a] = (logits[a] - max).exp();
+        sum += out[a];
+    }
+    for x in out.iter_mut() {
+        *x /= sum;
+    }
+    out
+}
+
+/// σ(q̂) of the Gumbel search for one node: `prior` the network's policy, `q` and `visits` its
+/// children's mean values (for the node's mover) and visits by action, `raw_value` the network's
+/// value of the node for its mover. Unvisited legal actions get the mixed value
+/// `v_mix = (raw_value + ΣN · Σ_visited π(a) q(a) / Σ_visited π(a)) / (1 + ΣN)`; the completed
+/// values are rescaled by min-max over the legal actions, then `σ = (c_visit + max N) · c_scale · q̂`.
+pub fn completed_sigma(
+    prior: &[f32; MAX_ACTIONS],
+    legal: u16,
+    q: &[f32],
+    visits: &[u32],
+    raw_value: f32,
+    c_visit: f32,
+    c_scale: f32,
+) -> [f32; MAX_ACTIONS] {
+    let h = q.len();
+    let is_legal = |a: usize| legal >> a & 1 == 1;
+    let total: u32 = visits.iter().sum();
+    let (mut pq, mut p) = (0f32, 0f32);
+    for a in (0..h).filter(|&a| is_legal(a) && visits[a] > 0) {
+        pq += prior[a] * q[a];
+        p += prior[a];
+    }
+    let v_mix = if total == 0 || p <= 0.0 {
+        raw_value
+    } else {
+        (raw_value + total as f32 * pq / p) / (1.0 + total as f32)
+    };
+    let mut cq = [0f32; MAX_ACTIONS];
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    for a in (0..h).filter(|&a| is_legal(a)) {
+        cq[a] = if visits[a] > 0 { q[a] } else { v_mix };
+        lo = lo.min(cq[a]);
+        hi = hi.max(cq[a]);
+    }
+    let max_n = visits.iter().copied().max().unwrap_or(0) as f32;
+    let scale = (c_visit + max_n) * c_scale;
+    let mut out = [0f32; MAX_ACTIONS];
+    for a in (0..h).filter(|&a| is_legal(a)) {
+        out[a] = scale * (cq[a] - lo) / (hi - lo).max(1e-8);
+    }
+    out
+}
+
+/// The Gumbel search's improved policy `softmax(logits + σ(q̂))` over the legal actions (see
+/// [`completed_sigma`]).
+///
+/// ```
+/// use awale::train::search::gumbel_improved_policy;
+/// // Two actions, equal logits, only action 0 visited once with q = 1, network value 0:
+/// // v_mix = (0 + 1·1)/2 = 0.5 completes action 1; min-max gives q̂ = (1, 0);
+/// // σ = (50 + 1)·0.1·q̂ = (5.1, 0); π' = softmax(5.1, 0).
+/// let p = gumbel_improved_policy(&[0.0, 0.0], 0b11, &[1.0, 0.0], &[1, 0], 0.0, 50.0, 0.1);
+/// let want = 1.0 / (1.0 + (-5.1f32).exp());
+/// assert!((p[0] - want).abs() < 1e-6 && (p[1] - (1.0 - want)).abs() < 1e-6);
+/// ```
+pub fn gumbel_improved_policy(
+    logits: &[f32],
+    legal: u16,
+    q: &[f32],
+    visits: &[u32],
+    raw_value: f32,
+    c_visit: f32,
+    c_scale: f32,
+) -> Vec<f32> {
+    let h = logits.len();
+    let mut l = [f32::NEG_INFINITY; MAX_ACTIONS];
+    l[..h].copy_from_slice(logits);
+    let l = masked_logits(&l, legal, h);
+    let prior = softmax_legal(&l, legal, h);
+    let sigma = completed_sigma(&prior, legal, q, visits, raw_value, c_visit, c_scale);
+    let p = softmax_legal(&std::array::from_fn(|a| l[a] + sigma[a]), legal, h);
+    p[..h].to_vec()
+}
+
+/// The visit count each root simulation of sequential halving targets (mctx's
+/// `get_sequence_of_considered_visits`): `m` actions considered, `n` simulations. Simulation `k`
+/// visits the best-scoring action whose visit count equals entry `k`.
+///
+/// ```
+/// use awale::train::search::considered_visit_sequence;
+/// assert_eq!(considered_visit_sequence(4, 8), [0, 0, 0, 0, 1, 1, 2, 2]);
+/// assert_eq!(considered_visit_sequence(1, 3), [0, 1, 2]);
+/// ```
+pub fn considered_visit_sequence(m: usize, n: usize) -> Vec<u32> {
+    if m <= 1 {
+        return (0..n as u32).collect();
+    }
+    let log2max = (m as f64).log2().ceil() as usize;
+    let mut seq = Vec::with_capacity(n);
+    let mut visits = vec![0u32; m];
+    let mut considered = m;
+    while seq.len() < n {
+        let extra = (n / (log2max * considered)).max(1);
+        for _ in 0..extra {
+            seq.extend_from_slice(&visits[..considered]);
+            for v in visits.iter_mut().take(considered) {
+                *v += 1;
+            }
+        }
+        considered = (considered / 2).max(2);
+    }
+    seq.truncate(n);
+    seq
+}
+
+/// A standard Gumbel sample.
+fn gumbel<R: Rng>(rng: &mut R) -> f32 {
+    let u: f64 = rng.random_range(f64::MIN_POSITIVE..1.0);
+    (-(-u.ln()).ln()) as f32
+}
+
+/// A standard normal sample (Box-Muller).
+fn normal<R: Rng>(rng: &mut R) -> f64 {
+    let u1: f64 = rng.random_range(f64::MIN_POSITIVE..1.0);
+    let u2: f64 = rng.random();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// A Gamma(alpha, 1) sample (Marsaglia-Tsang).
+fn gamma<R: Rng>(rng: &mut R, alpha: f64) -> f64 {
+    if alpha < 1.0 {
+        let u: f64 = rng.random_range(f64::MIN_POSITIVE..1.0);
+        return gamma(rng, alpha + 1.0) * u.powf(1.0 / alpha);
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = normal(rng);
+        let v = (1.0 + c * x).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u: f64 = rng.random_range(f64::MIN_POSITIVE..1.0);
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
+
+/// A Dirichlet(alpha) sample over the legal actions.
+fn dirichlet<R: Rng>(rng: &mut R, alpha: f32, legal: u16, h: usize) -> [f32; MAX_ACTIONS] {
+    let mut out = [0f32; MAX_ACTIONS];
+    let mut sum = 0.0;
+    for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
+        let g = gamma(rng, alpha as f64);
+        out[a] = g as f32;
+        sum += g;
+    }
+    if sum > 0.0 {
+        for x in out.iter_mut() {
+            *x = (*x as f64 / sum) as f32;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn considered_visits_match_mctx() {
+        // mctx: get_sequence_of_considered_visits(16, 32)
+        let s = considered_visit_sequence(16, 32);
+        assert_eq!(&s[..16], &(0..16).map(|_| 0).collect::<Vec<u32>>()[..]);
+        assert_eq!(&s[16..24], &[1; 8]);
+        assert_eq!(&s[24..28], &[2; 4]);
+        assert_eq!(&s[28..], &[3; 4]);
+    }
+
+    #[test]
+    fn dirichlet_sums_to_one_on_legal_moves() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let d = dirichlet(&mut rng, 0.3, 0b101101, 6);
+        assert!((d.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert_eq!((d[1], d[4]), (0.0, 0.0));
+    }
+}

@@ -1,0 +1,487 @@
+//! Self-play: many games at once, their search leaves evaluated in one network batch per round.
+//!
+//! Every round, each game's [`Search`] walks to its next leaf; the leaves of all games go to the
+//! [`Evaluator`] in one batch; the evaluations are delivered back. A game whose search is
+//! complete plays its move at once and starts the next move's search in the same round, so the
+//! batch stays as large as the number of games.
+//!
+//! - **Playout-cap randomisation** (Wu 2019): each move gets a full search with probability
+//!   `full_search_prob` (root noise on; the position becomes a training sample) and a fast
+//!   search otherwise (no Dirichlet noise; not recorded).
+//! - **Temperature schedule**: for the first `temperature_plies` plies the move is drawn with
+//!   `temperature` (visit counts ^ 1/T for PUCT; Gumbel noise scaled by T for Gumbel), after that
+//!   with `temperature_final` (0 = the search's best move).
+//! - Each game starts with `random_opening_plies` random moves (not recorded) and is cut off at
+//!   the rules' ply limit (adjudicated by the stores).
+//!
+//! Game `k` is seeded from the run seed and `k`, so self-play is a pure function of the seed
+//! and the network. [`SelfPlay::run`] stops between rounds; the searches then in progress are
+//! dropped (the games go on next time), which keeps the state to checkpoint small.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::data::{ByteReader, ByteWriter, ReplayBuffer, Sample};
+use super::search::{
+    outcome_values, Evaluation, Evaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS,
+};
+use super::{CheckpointError, TrainResult};
+use crate::agents::{derive_seed, random_bit};
+use crate::history::History;
+use crate::rules::{Rules, MAX_PLAYERS};
+use crate::state::{PositionKey, State};
+
+/// The settings of self-play.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelfPlaySettings {
+    /// The search.
+    pub search: SearchSettings,
+    /// Simulations of a full search.
+    pub simulations: u32,
+    /// Simulations of a fast search.
+    pub fast_simulations: u32,
+    /// Probability of a full search.
+    pub full_search_prob: f64,
+    /// Temperature of the first plies.
+    pub temperature: f32,
+    /// Plies played at `temperature`.
+    pub temperature_plies: u32,
+    /// Temperature afterwards.
+    pub temperature_final: f32,
+    /// Random plies at the start of each game.
+    pub random_opening_plies: u32,
+    /// Weight of the root search value in the value target.
+    pub search_value_mix: f32,
+    /// The seed games derive from.
+    pub seed: u64,
+}
+
+impl SelfPlaySettings {
+    /// The settings of a training configuration.
+    pub fn from_config(cfg: &super::TrainConfig) -> SelfPlaySettings {
+        SelfPlaySettings {
+            search: SearchSettings::from_config(&cfg.search),
+            simulations: cfg.search.simulations,
+            fast_simulations: cfg.search.fast_simulations,
+            full_search_prob: cfg.search.full_search_prob,
+            temperature: cfg.selfplay.temperature,
+            temperature_plies: cfg.selfplay.temperature_plies,
+            temperature_final: cfg.selfplay.temperature_final,
+            random_opening_plies: cfg.selfplay.random_opening_plies,
+            search_value_mix: cfg.training.search_value_mix,
+            seed: derive_seed(cfg.seed, 0x5e1f),
+        }
+    }
+}
+
+/// What one call of [`SelfPlay::run`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SelfPlayStats {
+    /// Games finished.
+    pub games: u64,
+    /// Training positions produced.
+    pub positions: u64,
+    /// Moves played (full and fast searches).
+    pub moves: u64,
+    /// Positions evaluated by the network.
+    pub evaluations: u64,
+    /// Network calls.
+    pub batches: u64,
+    /// The largest batch.
+    pub max_batch: usize,
+    /// Plies of the finished games, summed.
+    pub plies: u64,
+    /// Finished games won by the first player to move (2-player games).
+    pub first_player_wins: u64,
+    /// Finished games drawn.
+    pub draws: u64,
+    /// Finished games cut off at the ply limit.
+    pub truncated: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    state: State,
+    policy: [f32; MAX_ACTIONS],
+    search_value: [f32; MAX_PLAYERS],
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    game: u64,
+    first: usize,
+    state: State,
+    history: History,
+    rng: ChaCha8Rng,
+    search: Search,
+    searching: bool,
+    full: bool,
+    pending: Vec<Pending>,
+}
+
+/// Concurrent self-play games (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct SelfPlay {
+    rules: Rules,
+    settings: SelfPlaySettings,
+    slots: Vec<Slot>,
+    next_game: u64,
+    leaves: Vec<State>,
+    owners: Vec<usize>,
+    evals: Vec<Evaluation>,
+}
+
+impl SelfPlay {
+    /// `concurrent` games under `rules`.
+    pub fn new(rules: Rules, settings: SelfPlaySettings, concurrent: usize) -> SelfPlay {
+        let mut sp = SelfPlay {
+            rules,
+            settings,
+            slots: Vec::with_capacity(concurrent),
+            next_game: 0,
+            leaves: Vec::new(),
+            owners: Vec::new(),
+            evals: Vec::new(),
+        };
+        for _ in 0..concurrent {
+            let slot = sp.new_game();
+            sp.slots.push(slot);
+        }
+        sp
+    }
+
+    /// Games started so far.
+    pub fn games_started(&self) -> u64 {
+        self.next_game
+    }
+
+    fn new_game(&mut self) -> Slot {
+        let game = self.next_game;
+        self.next_game += 1;
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.settings.seed, game));
+        let rules = self.rules;
+        let (state, history, first) = loop {
+            let first = rng.random_range(0..rules.players as usize);
+            let mut s = State::initial(&rules, first);
+            let first = s.to_move();
+            let mut h = History::new();
+            h.reset(&s);
+            for _ in 0..self.settings.random_opening_plies {
+                if s.is_over() {
+                    break;
+                }
+                let mv = random_bit(&mut rng, s.legal_mask(&rules));
+                let info = s.apply_unchecked(&rules, mv);
+                h.record(&rules, &mut s, &info);
+            }
+            if !s.is_over() {
+                break (s, h, first);
+            }
+        };
+        Slot {
+            game,
+            first,
+            state,
+            history,
+            rng,
+            search: Search::new(rules, self.settings.search),
+            searching: false,
+            full: false,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Plays until at least `min_positions` new samples went to `buffer` (searches in progress
+    /// are then dropped; their games go on at the next call).
+    pub fn run(
+        &mut self,
+        evaluator: &mut dyn Evaluator,
+        min_positions: usize,
+        buffer: &mut ReplayBuffer,
+    ) -> SelfPlayStats {
+        let mut stats = SelfPlayStats::default();
+        while (stats.positions as usize) < min_positions {
+            self.leaves.clear();
+            self.owners.clear();
+            for i in 0..self.slots.len() {
+                loop {
+                    let slot = &mut self.slots[i];
+                    if !slot.searching {
+                        self.begin_search(i);
+                    }
+                    let slot = &mut self.slots[i];
+                    match slot.search.next_leaf(&mut slot.rng) {
+                        Some(s) => {
+                            self.leaves.push(s);
+                            self.owners.push(i);
+                            break;
+                        }
+                        None => self.play_move(i, buffer, &mut stats),
+                    }
+                }
+            }
+            evaluator.evaluate(&self.leaves, &mut self.evals);
+            stats.evaluations += self.leaves.len() as u64;
+            stats.batches += 1;
+            stats.max_batch = stats.max_batch.max(self.leaves.len());
+            for (k, &i) in self.owners.iter().enumerate() {
+                let slot = &mut self.slots[i];
+                slot.search.deliver(&self.evals[k], &mut slot.rng);
+            }
+        }
+        for slot in &mut self.slots {
+            slot.searching = false;
+        }
+        stats
+    }
+
+    fn temperature(&self, state: &State) -> f32 {
+        if state.ply() < self.settings.temperature_plies {
+            self.settings.temperature
+        } else {
+            self.settings.temperature_final
+        }
+    }
+
+    fn begin_search(&mut self, i: usize) {
+        let t = self.temperature(&self.slots[i].state);
+        let st = &self.settings;
+        let (p, sims, fast) = (st.full_search_prob, st.simulations, st.fast_simulations);
+        let slot = &mut self.slots[i];
+        slot.full = p >= 1.0 || slot.rng.random_bool(p);
+        let budget = if slot.full { sims } else { fast };
+        let noise = match st.search.kind {
+            SearchKind::Puct => slot.full,
+            SearchKind::Gumbel => t > 0.0,
+        };
+        slot.search.start(slot.state, budget, noise, t);
+        slot.searching = true;
+    }
+
+    fn play_move(&mut self, i: usize, buffer: &mut ReplayBuffer, stats: &mut SelfPlayStats) {
+        let t = self.temperature(&self.slots[i].state);
+        let rules = self.rules;
+        let h = rules.houses as usize;
+        let kind = self.settings.search.kind;
+        let slot = &mut self.slots[i];
+        let res = slot.search.result();
+        let action = match kind {
+            SearchKind::Gumbel => res.action,
+            SearchKind::Puct if t > 0.0 && res.visits.iter().any(|&v| v > 0) => {
+                let w: Vec<f64> = (0..h)
+                    .map(|a| (res.visits[a] as f64).powf(1.0 / t as f64))
+                    .collect();
+                let total: f64 = w.iter().sum();
+                let mut x = slot.rng.random_range(0.0..total);
+                let mut pick = res.action;
+                for (a, &wa) in w.iter().enumerate() {
+                    if wa > 0.0 && x < wa {
+                        pick = a;
+                        break;
+                    }
+                    x -= wa;
+                }
+                pick
+            }
+            SearchKind::Puct => res.action,
+        };
+        if slot.full {
+            slot.pending.push(Pending {
+                state: slot.state,
+                policy: res.policy,
+                search_value: res.value,
+            });
+        }
+        let info = slot.state.apply_unchecked(&rules, action);
+        slot.history.record(&rules, &mut slot.state, &info);
+        slot.searching = false;
+        stats.moves += 1;
+        if slot.state.is_over() {
+            let fresh = self.new_game();
+            let done = std::mem::replace(&mut self.slots[i], fresh);
+            self.finish_game(done, buffer, stats);
+        }
+    }
+
+    fn finish_game(&self, slot: Slot, buffer: &mut ReplayBuffer, stats: &mut SelfPlayStats) {
+        let rules = &self.rules;
+        let p = rules.players as usize;
+        let z = outcome_values(&slot.state, rules);
+        let scores = slot.state.scores();
+        let total = rules.total_seeds().max(1) as f32;
+        let mix = self.settings.search_value_mix;
+        for s in &slot.pending {
+            let m = s.state.to_move();
+            let mut value = [0f32; MAX_PLAYERS];
+            for (k, v) in value.iter_mut().enumerate().take(p) {
+                let q = (m + k) % p;
+                *v = (1.0 - mix) * z[q] + mix * s.search_value[q];
+            }
+            let others: f32 = (0..p)
+                .filter(|&q| q != m)
+                .map(|q| scores[q] as f32)
+                .sum::<f32>()
+                / (p - 1).max(1) as f32;
+            buffer.push(Sample {
+                state: s.state,
+                policy: s.policy,
+                value,
+                score: ((scores[m] as f32 - others) / total).clamp(-1.0, 1.0),
+            });
+        }
+        stats.games += 1;
+        stats.positions += slot.pending.len() as u64;
+        stats.plies += slot.state.ply() as u64;
+        if z[slot.first] > 0.0 {
+            stats.first_player_wins += 1;
+        }
+        if z[..p].iter().all(|&v| v <= 0.0) && z[..p].iter().any(|&v| v == 0.0) {
+            stats.draws += 1;
+        }
+        if slot.state.status() == crate::state::Status::Truncated {
+            stats.truncated += 1;
+        }
+    }
+
+    /// Writes the games in progress (positions, histories, random generators, pending samples).
+    pub fn encode(&self, w: &mut ByteWriter) {
+        w.u64(self.next_game);
+        w.u64(self.slots.len() as u64);
+        let h = self.rules.houses as usize;
+        let p = self.rules.players as usize;
+        for s in &self.slots {
+            w.u64(s.game);
+            w.u8(s.first as u8);
+            w.bytes(&serde_json::to_vec(&s.state).expect("a state serializes"));
+            let keys = s.history.keys();
+            w.u64(keys.len() as u64);
+            for k in keys {
+                w.u64(k.0 as u64);
+                w.u64((k.0 >> 64) as u64);
+                w.u8(k.1);
+            }
+            w.bytes_raw(&s.rng.get_seed());
+            w.u64(s.rng.get_stream());
+            let pos = s.rng.get_word_pos();
+            w.u64(pos as u64);
+            w.u64((pos >> 64) as u64);
+            w.u64(s.pending.len() as u64);
+            for ps in &s.pending {
+                w.bytes(&serde_json::to_vec(&ps.state).expect("a state serializes"));
+                for &x in &ps.policy[..h] {
+                    w.f32(x);
+                }
+                for &x in &ps.search_value[..p] {
+                    w.f32(x);
+                }
+            }
+        }
+    }
+
+    /// Restores the games written by [`SelfPlay::encode`] into a self-play set made with the same
+    /// rules and settings.
+    pub fn decode(&mut self, r: &mut ByteReader<'_>) -> TrainResult<()> {
+        let corrupt = |m: &str| CheckpointError::Corrupt(format!("self-play state: {m}"));
+        let next_game = r.u64()?;
+        let n = r.u64()? as usize;
+        if n != self.slots.len() {
+            return Err(corrupt(&format!(
+                "{n} games in progress, the config has {}",
+                self.slots.len()
+            ))
+            .into());
+        }
+        let h = self.rules.houses as usize;
+        let p = self.rules.players as usize;
+        let state_of = |b: &[u8]| -> Result<State, CheckpointError> {
+            serde_json::from_slice(b).map_err(|e| corrupt(&format!("position: {e}")))
+        };
+        let mut slots = Vec::with_capacity(n);
+        for _ in 0..n {
+            let game = r.u64()?;
+            let first = r.u8()? as usize;
+            let state = state_of(r.bytes()?)?;
+            let nk = r.u64()? as usize;
+            if nk > r.remaining() {
+                return Err(CheckpointError::Truncated.into());
+            }
+            let mut keys: Vec<PositionKey> = Vec::with_capacity(nk);
+            for _ in 0..nk {
+                let lo = r.u64()? as u128;
+                let hi = r.u64()? as u128;
+                keys.push((lo | hi << 64, r.u8()?));
+            }
+            let mut history = History::new();
+            history.set_keys(&keys);
+            let seed: [u8; 32] = r.bytes_raw(32)?.try_into().expect("32 bytes");
+            let stream = r.u64()?;
+            let lo = r.u64()? as u128;
+            let hi = r.u64()? as u128;
+            let mut rng = ChaCha8Rng::from_seed(seed);
+            rng.set_stream(stream);
+            rng.set_word_pos(lo | hi << 64);
+            let np = r.u64()? as usize;
+            if np > r.remaining() {
+                return Err(CheckpointError::Truncated.into());
+            }
+            let mut pending = Vec::with_capacity(np);
+            for _ in 0..np {
+                let st = state_of(r.bytes()?)?;
+                let mut policy = [0f32; MAX_ACTIONS];
+                for x in policy.iter_mut().take(h) {
+                    *x = r.f32()?;
+                }
+                let mut search_value = [0f32; MAX_PLAYERS];
+                for x in search_value.iter_mut().take(p) {
+                    *x = r.f32()?;
+                }
+                pending.push(Pending {
+                    state: st,
+                    policy,
+                    search_value,
+                });
+            }
+            slots.push(Slot {
+                game,
+                first,
+                state,
+                history,
+                rng,
+                search: Search::new(self.rules, self.settings.search),
+                searching: false,
+                full: false,
+                pending,
+            });
+        }
+        self.slots = slots;
+        self.next_game = next_game;
+        Ok(())
+    }
+}
+
+/// Plays one game to the end with `evaluator` choosing every move by a search of `sims`
+/// simulations (no noise, best move), starting from `state`; returns the final position.
+/// For tests and demonstrations.
+pub fn play_out(
+    rules: &Rules,
+    settings: SearchSettings,
+    evaluator: &mut dyn Evaluator,
+    mut state: State,
+    sims: u32,
+) -> State {
+    let mut search = Search::new(*rules, settings);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let mut history = History::new();
+    history.reset(&state);
+    let mut evals = Vec::new();
+    while !state.is_over() {
+        search.start(state, sims, false, 0.0);
+        while let Some(leaf) = search.next_leaf(&mut rng) {
+            evaluator.evaluate(&[leaf], &mut evals);
+            search.deliver(&evals[0], &mut rng);
+        }
+        let info = state.apply_unchecked(rules, search.result().action);
+        history.record(rules, &mut state, &info);
+    }
+    state
+}

@@ -1,0 +1,56 @@
+"""The Stable-Baselines3 adapter; MaskablePPO trains on it (skipped without sb3-contrib)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
+
+from awale.sb3 import AwaleSB3VecEnv  # noqa: E402
+
+from conftest import random_legal  # noqa: E402
+
+
+def test_vec_env_conventions(rng):
+    env = AwaleSB3VecEnv(16, "abapa", opponent="random", seed=0)
+    assert is_masking_supported(env)
+    obs = env.reset()
+    assert obs.shape == (16, 16) and obs.dtype == np.float32
+    ends = 0
+    for _ in range(300):
+        masks = get_action_masks(env)
+        assert masks.shape == (16, 6) and masks.dtype == bool and masks.any(axis=1).all()
+        obs, rewards, dones, infos = env.step(random_legal(rng, masks))
+        assert rewards.dtype == np.float32 and len(infos) == 16
+        for i in np.flatnonzero(dones):
+            ends += 1
+            assert infos[i]["terminal_observation"].shape == (16,)
+            assert infos[i]["episode"]["r"] == rewards[i] and infos[i]["episode"]["l"] > 0
+        for i in np.flatnonzero(~dones):
+            assert infos[i] == {}
+    assert ends > 16
+
+
+def test_seeded_resets_repeat():
+    env = AwaleSB3VecEnv(8, "oware3", opponent="random", opening=2)
+    env.seed(5)
+    a = env.reset()
+    env.seed(5)
+    np.testing.assert_array_equal(env.reset(), a)
+
+
+def test_maskable_ppo_trains():
+    from sb3_contrib import MaskablePPO
+
+    env = AwaleSB3VecEnv(8, "abapa", opponent="random", seed=0)
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu"
+    )
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    obs = env.reset()
+    actions, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert env.action_masks()[np.arange(8), actions].all()

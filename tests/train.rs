@@ -1,0 +1,387 @@
+//! The self-play trainer (cargo feature `train`): search, Gumbel policy improvement, exact resume
+//! from checkpoints, refused checkpoints, and a tiny end-to-end run.
+#![cfg(feature = "train")]
+
+use std::path::PathBuf;
+
+use awale::agents::{Registry, Turn};
+use awale::train::checkpoint::{Checkpoint, CheckpointError};
+use awale::train::search::{
+    completed_sigma, considered_visit_sequence, gumbel_improved_policy, Search, SearchKind,
+    SearchSettings, UniformEvaluator, MAX_ACTIONS,
+};
+use awale::train::training::{run, RunOptions};
+use awale::train::{Evaluator, TrainConfig, TrainError, Trainer};
+use awale::{Game, Rules, State};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn settings(kind: SearchKind) -> SearchSettings {
+    SearchSettings {
+        kind,
+        ..SearchSettings::default()
+    }
+}
+
+/// Runs one search with the uniform network and returns its result.
+fn search_uniform(
+    rules: &Rules,
+    state: State,
+    kind: SearchKind,
+    sims: u32,
+) -> awale::train::SearchResult {
+    let mut search = Search::new(*rules, settings(kind));
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut ev = UniformEvaluator;
+    let mut out = Vec::new();
+    search.start(state, sims, false, 0.0);
+    while let Some(leaf) = search.next_leaf(&mut rng) {
+        ev.evaluate(&[leaf], &mut out);
+        search.deliver(&out[0], &mut rng);
+    }
+    assert!(search.is_done());
+    search.result()
+}
+
+/// South (23 in store) wins at once by capturing 2 with house F; house A does nothing.
+fn win_in_one_f() -> (Rules, State) {
+    let rules = Rules::abapa();
+    let pits = [1, 0, 0, 0, 0, 1, 1, 5, 0, 0, 0, 0];
+    (
+        rules,
+        State::from_parts(&rules, &pits, &[23, 17], 0, 10).unwrap(),
+    )
+}
+
+/// South wins at once with house E (2 seeds: F, then a 1 -> 2 captured); house B does not.
+fn win_in_one_e() -> (Rules, State) {
+    let rules = Rules::abapa();
+    let pits = [0, 1, 0, 0, 2, 0, 1, 0, 4, 0, 0, 1];
+    (
+        rules,
+        State::from_parts(&rules, &pits, &[23, 16], 0, 10).unwrap(),
+    )
+}
+
+#[test]
+fn search_finds_the_winning_move_with_a_uniform_network() {
+    for (rules, state, want) in [
+        (win_in_one_f().0, win_in_one_f().1, 5),
+        (win_in_one_e().0, win_in_one_e().1, 4),
+    ] {
+        // The winning move really wins.
+        let mut s = state;
+        s.apply(&rules, want).unwrap();
+        assert!(s.is_over() && s.scores()[0] >= 25, "{:?}", s);
+        for kind in [SearchKind::Puct, SearchKind::Gumbel] {
+            let r = search_uniform(&rules, state, kind, 32);
+            assert_eq!(r.action, want, "{kind:?}: {r:?}");
+            assert!(r.value[0] > 0.3, "{kind:?}: root value {:?}", r.value);
+            assert!(
+                r.policy[want] > 0.5,
+                "{kind:?}: policy target {:?}",
+                &r.policy[..6]
+            );
+        }
+    }
+}
+
+#[test]
+fn search_plays_a_whole_game_and_counts_simulations() {
+    let rules = Rules::abapa();
+    let end = awale::train::selfplay::play_out(
+        &rules,
+        settings(SearchKind::Gumbel),
+        &mut UniformEvaluator,
+        State::initial(&rules, 0),
+        8,
+    );
+    assert!(end.is_over());
+    let r = search_uniform(&rules, State::initial(&rules, 0), SearchKind::Puct, 50);
+    assert_eq!(r.visits.iter().sum::<u32>(), 50);
+    assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn gumbel_improved_policy_matches_a_hand_computed_case() {
+    // Actions 0, 1, 3 legal (2 illegal), logits (1, 0, [2], 0.5); action 0 visited 3 times with
+    // mean value 0.5, action 1 once with -0.5; network value 0.2; c_visit 50, c_scale 0.1.
+    let logits = [1.0f32, 0.0, 2.0, 0.5];
+    let legal = 0b1011;
+    let q = [0.5f32, -0.5, 0.0, 0.0];
+    let n = [3u32, 1, 0, 0];
+    let p = gumbel_improved_policy(&logits, legal, &q, &n, 0.2, 50.0, 0.1);
+    // By hand: prior = softmax(1, 0, 0.5) over the legal actions.
+    let z = 1f64.exp() + 1.0 + 0.5f64.exp();
+    let prior = [1f64.exp() / z, 1.0 / z, 0.5f64.exp() / z];
+    // v_mix = (0.2 + 4 * (p0 * 0.5 + p1 * -0.5) / (p0 + p1)) / 5
+    let wq = (prior[0] * 0.5 - prior[1] * 0.5) / (prior[0] + prior[1]);
+    let v_mix = (0.2 + 4.0 * wq) / 5.0;
+    // Completed q = (0.5, -0.5, v_mix), min-max to (1, 0, (v_mix + 0.5) / 1).
+    let qhat3 = v_mix + 0.5;
+    // sigma = (50 + 3) * 0.1 * qhat
+    let s = 5.3;
+    let a = [1.0 + s * 1.0, 0.0, 0.5 + s * qhat3];
+    let za: f64 = a.iter().map(|x| x.exp()).sum();
+    let want = [a[0].exp() / za, a[1].exp() / za, 0.0, a[2].exp() / za];
+    for (k, w) in want.iter().enumerate() {
+        assert!(
+            (p[k] as f64 - w).abs() < 1e-5,
+            "action {k}: {} vs {w} ({p:?})",
+            p[k]
+        );
+    }
+    // The numbers themselves (computed by hand to 4 places).
+    assert!((v_mix - 0.22485).abs() < 1e-4, "{v_mix}");
+    assert!(
+        (p[0] - 0.87494).abs() < 1e-3 && (p[3] - 0.12345).abs() < 1e-3,
+        "{p:?}"
+    );
+    // sigma of the unvisited legal action is the rescaled mixed value.
+    let mut prior32 = [0f32; MAX_ACTIONS];
+    prior32[0] = prior[0] as f32;
+    prior32[1] = prior[1] as f32;
+    prior32[3] = prior[2] as f32;
+    let sig = completed_sigma(&prior32, legal, &q, &n, 0.2, 50.0, 0.1);
+    assert!((sig[0] - 5.3).abs() < 1e-5 && sig[1].abs() < 1e-6 && sig[2] == 0.0);
+    assert!((sig[3] as f64 - s * qhat3).abs() < 1e-4);
+    // Sequential halving schedule (mctx): 6 actions, 16 simulations.
+    assert_eq!(
+        considered_visit_sequence(6, 16),
+        [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5]
+    );
+}
+
+/// A very small config for the loop tests.
+fn micro_config() -> TrainConfig {
+    let mut cfg = TrainConfig::tiny();
+    cfg.name = "micro".into();
+    cfg.network.hidden = vec![32];
+    cfg.network.observation = "compact".into();
+    cfg.search.simulations = 8;
+    cfg.search.fast_simulations = 2;
+    cfg.selfplay.concurrent_games = 8;
+    cfg.selfplay.positions_per_iteration = 48;
+    cfg.selfplay.max_plies = 120;
+    cfg.training.iterations = 4;
+    cfg.training.batch_size = 16;
+    cfg.training.steps_per_iteration = 3;
+    cfg.training.min_replay = 16;
+    cfg.training.warmup_steps = 2;
+    cfg.eval.opponents = vec!["random".into()];
+    cfg.eval.games = 2;
+    cfg.eval.simulations = 4;
+    cfg.eval.calibration_games = 0;
+    cfg
+}
+
+#[test]
+fn a_resumed_checkpoint_takes_the_same_steps_bit_for_bit() {
+    for kind in ["gumbel", "puct"] {
+        let mut cfg = micro_config();
+        cfg.set(&format!("search.kind={kind}")).unwrap();
+        // Uninterrupted: 4 iterations.
+        let mut a = Trainer::new(cfg.clone()).unwrap();
+        let mut losses_a = Vec::new();
+        for _ in 0..4 {
+            losses_a.push(a.iteration().unwrap().losses);
+        }
+        // Interrupted after 2, through a file.
+        let mut b = Trainer::new(cfg.clone()).unwrap();
+        let mut losses_b = Vec::new();
+        for _ in 0..2 {
+            losses_b.push(b.iteration().unwrap().losses);
+        }
+        let dir = tempdir(&format!("resume-{kind}"));
+        let path = dir.join("ck.ckpt");
+        b.checkpoint(1.0).unwrap().write(&path).unwrap();
+        drop(b);
+        let ck = Checkpoint::read(&path).unwrap();
+        let mut c = Trainer::from_checkpoint(&ck, cfg.clone()).unwrap();
+        assert_eq!(c.counters().iteration, 2);
+        for _ in 0..2 {
+            losses_b.push(c.iteration().unwrap().losses);
+        }
+        assert!(losses_a.iter().skip(1).all(|l| l.is_some()), "{losses_a:?}");
+        assert_eq!(losses_a, losses_b, "{kind}: losses differ after resuming");
+        let (pa, pc) = (a.model().param_values(), c.model().param_values());
+        assert_eq!(pa.len(), pc.len());
+        assert!(
+            pa.iter().zip(&pc).all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{kind}: parameters differ after resuming"
+        );
+        let (mut ca, mut cc) = (*a.counters(), *c.counters());
+        assert_eq!(cc.elapsed, 1.0); // carried over from the first session
+        (ca.elapsed, cc.elapsed) = (0.0, 0.0);
+        assert_eq!(ca, cc);
+        assert_eq!(a.buffer(), c.buffer());
+        // And the next checkpoints hold the same state.
+        let (ka, kc) = (a.checkpoint(0.0).unwrap(), c.checkpoint(0.0).unwrap());
+        assert_eq!(ka.model, kc.model, "{kind}: network records differ");
+        assert_eq!(ka.rng, kc.rng);
+        assert_eq!(ka.replay, kc.replay);
+        assert_eq!(ka.selfplay, kc.selfplay, "{kind}: games in progress differ");
+    }
+}
+
+#[test]
+fn corrupt_or_mismatched_checkpoints_are_refused() {
+    let cfg = micro_config();
+    let t = Trainer::new(cfg.clone()).unwrap();
+    let bytes = t.checkpoint(0.0).unwrap().to_bytes();
+    assert!(Checkpoint::from_bytes(&bytes).is_ok());
+
+    let mut flipped = bytes.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x40;
+    assert!(matches!(
+        Checkpoint::from_bytes(&flipped),
+        Err(CheckpointError::Checksum { .. })
+    ));
+    assert!(matches!(
+        Checkpoint::from_bytes(&bytes[..bytes.len() - 10]),
+        Err(CheckpointError::Truncated) | Err(CheckpointError::Checksum { .. })
+    ));
+    assert_eq!(
+        Checkpoint::from_bytes(b"PK\x03\x04 not a checkpoint"),
+        Err(CheckpointError::NotACheckpoint)
+    );
+    let mut future = bytes.clone();
+    future[8] = 99;
+    assert!(matches!(
+        Checkpoint::from_bytes(&future),
+        Err(CheckpointError::UnsupportedVersion { found: 99, .. })
+    ));
+
+    let ck = Checkpoint::from_bytes(&bytes).unwrap();
+    let mut other = cfg.clone();
+    other.network.hidden = vec![48];
+    let err = Trainer::from_checkpoint(&ck, other).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TrainError::Checkpoint(CheckpointError::ConfigMismatch { .. })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("hidden=[32]"), "{err}");
+
+    // Through files: the message names the problem; a stray temporary file is harmless.
+    let dir = tempdir("refuse");
+    let path = dir.join("bad.ckpt");
+    std::fs::write(&path, &flipped).unwrap();
+    let err = Checkpoint::read(&path).unwrap_err().to_string();
+    assert!(err.contains("checksum"), "{err}");
+    let good = dir.join("good.ckpt");
+    ck.write(&good).unwrap();
+    std::fs::write(dir.join(".good.ckpt.tmp-1"), &bytes[..100]).unwrap();
+    assert_eq!(Checkpoint::read(&good).unwrap(), ck);
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names
+        .iter()
+        .any(|n| n.contains(&format!("tmp-{}", std::process::id()))));
+
+    // A network from a mismatched file is refused by the agent registry with a clear error.
+    let e = awale::agents::build_agent(&format!("nn:path={}", path.display()), &Rules::abapa())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("checksum"), "{e}");
+}
+
+#[test]
+fn the_training_loop_runs_end_to_end_and_the_network_plays() {
+    let mut cfg = micro_config();
+    cfg.training.iterations = 3;
+    cfg.checkpoint.every = 1;
+    cfg.eval.every = 2;
+    let dir = tempdir("e2e");
+    let opts = RunOptions {
+        out: dir.clone(),
+        fresh: true,
+        progress: false,
+        final_eval: true,
+    };
+    let s = run(cfg.clone(), &opts).unwrap();
+    assert_eq!((s.iterations, s.train_steps), (3, 9));
+    assert!(s.games > 0 && s.positions >= 3 * 48);
+    assert!(s.max_batch >= 2 && s.max_batch <= 8, "{}", s.max_batch);
+    let eval = s.final_eval.expect("a final evaluation");
+    assert_eq!(eval.results.len(), 1);
+    assert!(dir.join("checkpoint.ckpt").exists());
+    assert!(dir.join("final_eval.json").exists());
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert!(metrics.contains("loss/policy") && metrics.contains("eval/elo"));
+    let tb: Vec<_> = std::fs::read_dir(dir.join("tb")).unwrap().collect();
+    assert!(!tb.is_empty(), "no TensorBoard event file");
+
+    // Resuming a finished run does nothing more; more iterations continue it.
+    let mut more = cfg.clone();
+    more.training.iterations = 4;
+    let s2 = run(
+        more,
+        &RunOptions {
+            final_eval: false,
+            fresh: false,
+            ..opts
+        },
+    )
+    .unwrap();
+    assert!(s2.resumed);
+    assert_eq!(s2.iterations, 4);
+
+    // The network plays as an agent through the registry.
+    let spec = format!("nn:path={},sims=8", dir.join("checkpoint.ckpt").display());
+    let rules = Rules::abapa();
+    let mut agent = Registry::builtin()
+        .build(&spec.parse().unwrap(), &rules)
+        .unwrap();
+    let mut game = Game::new(rules);
+    let mut other = awale::agents::build_agent("random", &rules).unwrap();
+    while !game.is_over() && game.moves().len() < 400 {
+        let mv = if game.to_move() == 0 {
+            agent.select(&Turn::from_game(&game)).unwrap()
+        } else {
+            other.select(&Turn::from_game(&game)).unwrap()
+        };
+        game.apply(mv).unwrap();
+    }
+    let e = Registry::builtin()
+        .build(&spec.parse().unwrap(), &Rules::oware(3).unwrap())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("trained for"), "{e}");
+}
+
+#[test]
+fn the_multiplayer_game_trains_with_per_player_values() {
+    let mut cfg = micro_config();
+    cfg.rules = "oware3".into();
+    cfg.eval.opponents = vec!["random".into(), "greedy".into()];
+    cfg.training.iterations = 2;
+    let mut t = Trainer::new(cfg).unwrap();
+    for _ in 0..2 {
+        t.iteration().unwrap();
+    }
+    assert!(t.buffer().len() >= 96);
+    // Every sample's values are per player, in range.
+    for i in 0..t.buffer().len() {
+        let s = t.buffer().get(i);
+        assert!(s.value[..3].iter().all(|v| (-1.0..=1.0).contains(v)));
+    }
+    let r = t
+        .evaluate(&["random".into(), "greedy".into()], 3, 4, None, 1, false)
+        .unwrap();
+    assert_eq!(r.results.len(), 2);
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("awale-train-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
