@@ -1,6 +1,6 @@
 //! Differential test against OpenSpiel's `oware`.
 //!
-//! `scripts/openspiel_trace.py` plays random games with OpenSpiel and streams every state it
+//! `tests/openspiel/trace.py` plays random games with OpenSpiel and streams every state it
 //! reaches; this test replays the same moves with our [`Game`] under [`Rules::openspiel`] and
 //! compares, at every ply (the initial state included): the legal moves, the board, the scores,
 //! whether the game is over, the player to move and, at the end, the returns. A sample of the
@@ -47,7 +47,7 @@ struct OsState {
     legal: u16,
 }
 
-/// Reads the binary trace written by `scripts/openspiel_trace.py`.
+/// Reads the binary trace written by `tests/openspiel/trace.py`.
 struct Trace<R: Read> {
     inner: R,
 }
@@ -370,7 +370,7 @@ fn openspiel_oware_agrees_ply_by_ply() {
     };
     let games = env_number("AWALE_OPENSPIEL_GAMES", 100_000);
     let seed = env_number("AWALE_OPENSPIEL_SEED", 1);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/openspiel_trace.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/openspiel/trace.py");
     let started = Instant::now();
     let mut cmd = Command::new(&python);
     cmd.arg(script)

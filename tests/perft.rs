@@ -1,7 +1,7 @@
 //! Perft counts from the start positions of every preset (see `docs/rules.md`, "Perft").
 //!
 //! The `abapa` counts for depths 1 to 12 were computed independently with OpenSpiel's `oware`
-//! (`scripts/openspiel_trace.py --perft 12`, clone-and-apply recursion in pyspiel) and agree with
+//! (`tests/openspiel/trace.py --perft 12`, clone-and-apply recursion in pyspiel) and agree with
 //! ours; the other presets' counts are our engine's only. Debug builds check the depths that take
 //! well under a second; release builds (`cargo test --release --test perft`) go deeper. If
 //! `AWALE_OPENSPIEL_PYTHON` names a Python with pyspiel, OpenSpiel's perft is also recomputed live.
@@ -158,7 +158,7 @@ fn openspiel_live_cross_check() {
         return;
     };
     let depth = max_depth(7, 9);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/openspiel_trace.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/openspiel/trace.py");
     let out = std::process::Command::new(&python)
         .args([script, "--perft", &depth.to_string()])
         .output()

@@ -142,7 +142,8 @@ def _table(houses: int) -> np.ndarray:
     return t
 
 
-_BIT_WEIGHTS = np.array([1, 2, 4, 8, 16, 32], dtype=np.uint8)
+# Row offsets into the table of `_table`: bit h of a mask is worth 2**h rows of 60 entries.
+_ROW_OFFSETS = (np.array([1, 2, 4, 8, 16, 32]) * _TABLE_WIDTH).astype(np.uint16)
 
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -153,10 +154,8 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return sample_legal(mask[None, :], rng)[0]
     n, houses = mask.shape
     if n >= 256 and houses <= 6 and mask.dtype.itemsize == 1:
-        # Large batches: the mask's bits index a table of uniform picks.
-        bits = mask.view(np.uint8) @ _BIT_WEIGHTS[:houses]
-        index = bits.astype(np.intp)
-        index *= _TABLE_WIDTH
-        index += rng.integers(0, _TABLE_WIDTH, n)
+        # Large batches: the mask's bits pick a row of a table of uniform picks.
+        index = mask.view(np.uint8) @ _ROW_OFFSETS[:houses]
+        index += rng.integers(0, _TABLE_WIDTH, n, dtype=np.uint16)
         return _table(houses)[index]
     return (rng.random(mask.shape) * (mask > 0)).argmax(axis=1)

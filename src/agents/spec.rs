@@ -11,6 +11,7 @@
 //! | `greedy` | - |
 //! | `alphabeta` | `depth` (6), `nodes` (0 = none), `time_ms` (0 = none), `tt_mb` (16), `eval` (`strategic` or `material`), `w_store`, `w_board`, `w_mobility`, `w_grenier`, `w_threat` |
 //! | `mcts` | `sims` (1000), `time_ms` (0 = none), `c` (1.4), `playout_plies` (300) |
+//! | `nn` | `path` (a checkpoint of `awale train`, required), `sims` (64), `search` (`gumbel` or `puct`); cargo feature `train` |
 //!
 //! New kinds (trained networks: `nn:path=...`) are added with [`Registry::register`], the one
 //! place where kinds are listed.

@@ -184,7 +184,11 @@ impl Ctx<'_> {
 
     /// The step loop, specialised for a board shape (see [`Ctx::write_view`]).
     fn step_all<O: ObsValue, const N: usize, const P: usize>(&self, mut l: Lanes<'_, O>) {
-        for i in 0..l.len() {
+        let n = l.len();
+        for i in 0..n {
+            if i + PREFETCH_AHEAD < n {
+                prefetch_history_tail(&l.histories[i + PREFETCH_AHEAD]);
+            }
             self.step_board::<O, N, P>(&mut l, i);
         }
     }
@@ -265,6 +269,25 @@ pub(crate) fn returns_into(rules: &Rules, st: &State, out: &mut [f32]) {
             0.0
         };
     }
+}
+
+/// How many boards ahead the step loop prefetches a repetition history.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Asks the CPU to fetch the cache line where `hist` records its next position: the histories
+/// are separate heap buffers, so in large batches that line is usually far from the cache.
+#[inline(always)]
+fn prefetch_history_tail(hist: &History) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let keys = hist.keys();
+        let tail = keys.as_ptr().wrapping_add(keys.len()) as *const i8;
+        // SAFETY: a prefetch is only a hint; it never faults and reads nothing the program sees,
+        // whatever the address (here, at most one element past the end of a live buffer).
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(tail) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = hist;
 }
 
 #[cfg(test)]

@@ -240,10 +240,14 @@ pub(crate) fn encode<O: ObsValue>(enc: ObsEncoding, rules: &Rules, state: &State
         ObsEncoding::OneHot { levels } => {
             let levels = levels as usize;
             let (board, tail) = out.split_at_mut(n * levels);
-            for (slots, &c) in board.chunks_exact_mut(levels).zip(&pits) {
-                let hot = (c as usize).min(levels - 1);
-                for (k, o) in slots.iter_mut().enumerate() {
-                    *o = if k == hot { O::ONE } else { O::ZERO };
+            if levels == DEFAULT_LEVELS as usize {
+                rows16(board, &pits[..n], false);
+            } else {
+                for (slots, &c) in board.chunks_exact_mut(levels).zip(&pits) {
+                    let hot = (c as usize).min(levels - 1);
+                    for (k, o) in slots.iter_mut().enumerate() {
+                        *o = if k == hot { O::ONE } else { O::ZERO };
+                    }
                 }
             }
             stores_and_seat(scores, players, mover, tail);
@@ -251,13 +255,39 @@ pub(crate) fn encode<O: ObsValue>(enc: ObsEncoding, rules: &Rules, state: &State
         ObsEncoding::Thermometer { levels } => {
             let levels = levels as usize;
             let (board, tail) = out.split_at_mut(n * levels);
-            for (slots, &c) in board.chunks_exact_mut(levels).zip(&pits) {
-                for (k, o) in slots.iter_mut().enumerate() {
-                    *o = if k < c as usize { O::ONE } else { O::ZERO };
+            if levels == DEFAULT_LEVELS as usize {
+                rows16(board, &pits[..n], true);
+            } else {
+                for (slots, &c) in board.chunks_exact_mut(levels).zip(&pits) {
+                    for (k, o) in slots.iter_mut().enumerate() {
+                        *o = if k < c as usize { O::ONE } else { O::ZERO };
+                    }
                 }
             }
             stores_and_seat(scores, players, mover, tail);
         }
+    }
+}
+
+/// The one-hot (`thermometer = false`) or thermometer rows of the default 16 levels: each row
+/// is a 16-value window of a fixed ramp (ones then zeros, or a single one), copied whole.
+#[inline(always)]
+fn rows16<O: ObsValue>(board: &mut [O], pits: &[u8], thermometer: bool) {
+    const L: usize = DEFAULT_LEVELS as usize;
+    let mut ramp = [O::ZERO; 2 * L];
+    if thermometer {
+        ramp[..L].fill(O::ONE);
+    } else {
+        ramp[L - 1] = O::ONE;
+    }
+    for (slots, &c) in board.chunks_exact_mut(L).zip(pits) {
+        // Thermometer: `c` ones then zeros; one-hot: the one at slot min(c, L-1).
+        let start = if thermometer {
+            L - (c as usize).min(L)
+        } else {
+            L - 1 - (c as usize).min(L - 1)
+        };
+        slots.copy_from_slice(&ramp[start..start + L]);
     }
 }
 
@@ -371,6 +401,66 @@ mod tests {
         assert_eq!(&t[8..12], &[0, 0, 0, 0]);
         assert_eq!(&t[12..16], &[1, 0, 0, 0]);
         assert_eq!(&t[20..24], &[1, 1, 1, 0]);
+    }
+
+    /// The layouts of the module docs, written the plain way.
+    fn reference(enc: ObsEncoding, rules: &Rules, s: &State) -> Vec<f32> {
+        let (n, h, p) = (rules.pits(), rules.houses as usize, rules.players as usize);
+        let m = s.to_move();
+        let levels = enc.levels();
+        let mut v = Vec::new();
+        for j in 0..n {
+            let c = s.pits()[(m * h + j) % n] as usize;
+            match enc {
+                ObsEncoding::Compact => v.push(c as f32),
+                ObsEncoding::OneHot { .. } => {
+                    v.extend((0..levels).map(|k| f32::from(u8::from(k == c.min(levels - 1)))))
+                }
+                ObsEncoding::Thermometer { .. } => {
+                    v.extend((0..levels).map(|k| f32::from(u8::from(k < c))))
+                }
+            }
+        }
+        v.extend((0..p).map(|k| s.scores()[(m + k) % p] as f32));
+        v.extend((0..p).map(|k| f32::from(u8::from(k == m))));
+        v
+    }
+
+    #[test]
+    fn every_encoding_matches_the_documented_layout() {
+        for spec in [
+            "abapa",
+            "oware3",
+            "oware6",
+            "abapa:houses=8,seeds=3",
+            "oware:players=4,houses=2",
+        ] {
+            let rules: Rules = spec.parse().unwrap();
+            let mut s = State::initial(&rules, 0);
+            let mut k = 7usize;
+            for _ in 0..60 {
+                if s.is_over() {
+                    s = State::initial(&rules, 1);
+                }
+                for enc in [
+                    ObsEncoding::Compact,
+                    ObsEncoding::OneHot { levels: 16 },
+                    ObsEncoding::OneHot { levels: 3 },
+                    ObsEncoding::Thermometer { levels: 16 },
+                    ObsEncoding::Thermometer { levels: 7 },
+                ] {
+                    let mut f = vec![-1f32; enc.dim(&rules)];
+                    encode_state(enc, &rules, &s, &mut f).unwrap();
+                    assert_eq!(f, reference(enc, &rules, &s), "{spec} {enc}");
+                    let mut u = vec![9u8; enc.dim(&rules)];
+                    encode_state(enc, &rules, &s, &mut u).unwrap();
+                    assert_eq!(u.iter().map(|&x| x as f32).collect::<Vec<_>>(), f);
+                }
+                let moves = s.legal_moves(&rules);
+                k = k.wrapping_mul(6364136223846793005).wrapping_add(1);
+                s.apply(&rules, moves[(k >> 33) % moves.len()]).unwrap();
+            }
+        }
     }
 
     #[test]

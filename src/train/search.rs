@@ -350,8 +350,8 @@ impl Search {
                     SearchKind::Puct => {
                         let noise = dirichlet(rng, self.settings.dirichlet_alpha, legal, h);
                         let f = self.settings.dirichlet_fraction;
-                        for a in 0..h {
-                            node.prior[a] = (1.0 - f) * node.prior[a] + f * noise[a];
+                        for (p, n) in node.prior.iter_mut().zip(noise).take(h) {
+                            *p = (1.0 - f) * *p + f * n;
                         }
                     }
                     SearchKind::Gumbel => {

@@ -335,7 +335,7 @@ impl SelfPlay {
         if z[slot.first] > 0.0 {
             stats.first_player_wins += 1;
         }
-        if z[..p].iter().all(|&v| v <= 0.0) && z[..p].iter().any(|&v| v == 0.0) {
+        if z[..p].iter().all(|&v| v <= 0.0) && z[..p].contains(&0.0) {
             stats.draws += 1;
         }
         if slot.state.status() == crate::state::Status::Truncated {

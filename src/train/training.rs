@@ -142,8 +142,9 @@ pub struct EvalReport {
     pub games: usize,
     /// Per opponent: (name, score of the network in [0, 1], wins, draws, losses).
     pub results: Vec<(String, f64, u32, u32, u32)>,
-    /// The network's Elo against the opponents' reference ratings.
-    pub elo: f64,
+    /// The network's Elo against the opponents' reference ratings (none when an opponent has no
+    /// reference rating, e.g. the final opponents outside the calibration).
+    pub elo: Option<f64>,
     /// Seconds the evaluation took.
     pub secs: f64,
 }
@@ -151,9 +152,13 @@ pub struct EvalReport {
 impl EvalReport {
     /// A table of the results.
     pub fn table(&self) -> String {
+        let elo = match self.elo {
+            Some(e) => format!(", Elo {e:.0}"),
+            None => String::new(),
+        };
         let mut s = format!(
-            "evaluation at iteration {} ({} games per opponent, Elo {:.0}):\n",
-            self.iteration, self.games, self.elo
+            "evaluation at iteration {} ({} games per opponent{elo}):\n",
+            self.iteration, self.games
         );
         for (name, score, w, d, l) in &self.results {
             s.push_str(&format!(
@@ -395,7 +400,7 @@ impl Trainer {
 
     /// Plays the network (`sims` simulations per move) against each opponent, `games` games
     /// each (paired openings, seats swapped), on all cores; rates it against `reference`
-    /// ratings of the opponents (0 for all when none).
+    /// ratings of the opponents (0 for all when none; no rating when an opponent has none).
     pub fn evaluate(
         &self,
         opponents: &[String],
@@ -459,16 +464,20 @@ pub fn evaluate_core(
         let (w, d, l) = wdl(&report.games, e.name());
         let score = if g > 0 { pts / g as f64 } else { 0.0 };
         results.push((e.name().to_string(), score, w, d, l));
-        let r = reference
-            .and_then(|r| r.iter().find(|(n, _)| n == e.name()).map(|x| x.1))
-            .unwrap_or(0.0);
-        fit.push((r, pts, g as f64));
+        let r = match reference {
+            None => Some(0.0),
+            Some(r) => r.iter().find(|(n, _)| n == e.name()).map(|x| x.1),
+        };
+        fit.push(r.map(|r| (r, pts, g as f64)));
     }
     Ok(EvalReport {
         iteration,
         games: tc.games,
         results,
-        elo: elo_against(&fit),
+        elo: fit
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .map(|f| elo_against(&f)),
         secs: t0.elapsed().as_secs_f64(),
     })
 }
@@ -694,11 +703,21 @@ pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
         {
             let r = periodic_eval(&mut trainer, &cfg, false)?;
             log_eval(&mut log, &r);
-            bar.println(r.table());
+            if opts.progress {
+                bar.println(r.table());
+            } else {
+                eprint!("{}", r.table());
+            }
         }
         if cfg.checkpoint.every > 0 && step % cfg.checkpoint.every == 0 {
             let elapsed = elapsed_before + start.elapsed().as_secs_f64();
             trainer.checkpoint(elapsed)?.write(&ckpt_path)?;
+            if !opts.progress {
+                eprintln!(
+                    "iteration {step}: {} games, {} positions, {} steps, {:.0} s; checkpoint written",
+                    trainer.counters.games, trainer.counters.positions, trainer.counters.train_steps, elapsed
+                );
+            }
         }
         log.flush();
     }
@@ -758,7 +777,9 @@ fn log_eval(log: &mut Logger, r: &EvalReport) {
         .iter()
         .map(|(n, s, ..)| (format!("eval/score_vs_{n}"), *s))
         .collect();
-    tags.push(("eval/elo".into(), r.elo));
+    if let Some(e) = r.elo {
+        tags.push(("eval/elo".into(), e));
+    }
     let refs: Vec<(&str, f64)> = tags.iter().map(|(t, v)| (t.as_str(), *v)).collect();
     log.scalars(r.iteration, &refs);
 }

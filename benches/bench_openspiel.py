@@ -16,8 +16,8 @@ robust on a loaded machine). The ratio is awale's rate over OpenSpiel's plain Py
 Usage (from the repository root; needs a Python with `pyspiel`, e.g. /opt/osvenv/bin/python):
 
     cargo build --release
-    /opt/osvenv/bin/python scripts/bench_openspiel.py                # defaults below
-    /opt/osvenv/bin/python scripts/bench_openspiel.py --os-moves 500000 --awale-moves 20000000 \\
+    /opt/osvenv/bin/python benches/bench_openspiel.py                # defaults below
+    /opt/osvenv/bin/python benches/bench_openspiel.py --os-moves 500000 --awale-moves 20000000 \\
         --rounds 3 --rules openspiel,abapa,awale --json
 """
 

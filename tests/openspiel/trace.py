@@ -6,8 +6,8 @@ state OpenSpiel reaches is written out, so the Rust side can compare its own eng
 
 Usage::
 
-    python scripts/openspiel_trace.py --games 100000 --seed 1 > trace.bin
-    python scripts/openspiel_trace.py --perft 9          # OpenSpiel's perft, depths 1..9
+    python tests/openspiel/trace.py --games 100000 --seed 1 > trace.bin
+    python tests/openspiel/trace.py --perft 9          # OpenSpiel's perft, depths 1..9
 
 Needs ``pyspiel`` (``pip install open-spiel``).
 
