@@ -583,6 +583,18 @@ impl Rules {
     }
 }
 
+/// The spec of every named rule set without options, in display order (owaré once per player count).
+pub const PRESET_SPECS: [&str; 8] = [
+    "abapa",
+    "awale",
+    "wari",
+    "openspiel",
+    "oware2",
+    "oware3",
+    "oware4",
+    "oware6",
+];
+
 /// The option keys accepted in a rules spec.
 pub const OPTION_KEYS: [&str; 18] = [
     "players",
@@ -684,16 +696,7 @@ mod tests {
 
     #[test]
     fn every_preset_validates_and_round_trips() {
-        for name in [
-            "abapa",
-            "awale",
-            "wari",
-            "openspiel",
-            "oware2",
-            "oware3",
-            "oware4",
-            "oware6",
-        ] {
+        for name in PRESET_SPECS {
             let r: Rules = name.parse().unwrap();
             r.validate().unwrap();
             assert_eq!(r.to_string(), name);

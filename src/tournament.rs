@@ -136,6 +136,19 @@ impl Entrant {
     pub fn make(&self) -> Result<Box<dyn Agent>> {
         (self.factory)()
     }
+
+    /// The same entrant (name and spec) whose agents are passed through `wrap` as they are built
+    /// (e.g. to watch or interrupt them from the Python bindings).
+    pub fn map_agents(
+        self,
+        wrap: impl Fn(Box<dyn Agent>) -> Box<dyn Agent> + Send + Sync + 'static,
+    ) -> Entrant {
+        let inner = self.factory;
+        Entrant {
+            factory: Arc::new(move || inner().map(&wrap)),
+            ..self
+        }
+    }
 }
 
 /// Who plays whom.

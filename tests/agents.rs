@@ -97,16 +97,7 @@ fn play(rules: &Rules, specs: &[&str], seed: u64) -> Game {
 
 #[test]
 fn every_agent_plays_legal_reproducible_games_in_every_preset() {
-    for preset in [
-        "abapa",
-        "awale",
-        "wari",
-        "openspiel",
-        "oware2",
-        "oware3",
-        "oware4",
-        "oware6",
-    ] {
+    for preset in awale::rules::PRESET_SPECS {
         let rules: Rules = format!("{preset}:max_plies=150").parse().unwrap();
         let mut specs = vec!["random", "greedy", "mcts:sims=24"];
         if rules.players == 2 {
@@ -177,7 +168,7 @@ fn agent_list_and_spec_errors() {
         ("mcts:c=abc", "c: 'abc'"),
         ("mcts:sims=", "KEY=VALUE"),
         ("greedy:depth=2", "unknown option 'depth' for greedy"),
-        ("nn:path=x.onnx", "unknown agent 'nn'"),
+        ("neural:path=x.onnx", "unknown agent 'neural'"),
         (":depth=2", "kind is missing"),
     ] {
         let e = build_agent(spec, &rules)

@@ -49,16 +49,7 @@ mod alloc_count {
 #[global_allocator]
 static ALLOC: alloc_count::Counting = alloc_count::Counting;
 
-const PRESETS: [&str; 8] = [
-    "abapa",
-    "awale",
-    "wari",
-    "openspiel",
-    "oware2",
-    "oware3",
-    "oware4",
-    "oware6",
-];
+const PRESETS: [&str; 8] = awale::rules::PRESET_SPECS;
 
 /// The compact observation, written independently of the crate's encoder.
 fn expected_compact(rules: &Rules, s: &State) -> Vec<f32> {

@@ -306,16 +306,7 @@ fn ply_limit_truncates_every_player_count() {
 
 #[test]
 fn ply_limit_truncates_every_preset() {
-    for spec in [
-        "abapa",
-        "awale",
-        "wari",
-        "openspiel",
-        "oware2",
-        "oware3",
-        "oware4",
-        "oware6",
-    ] {
+    for spec in awale::rules::PRESET_SPECS {
         let r = rules(&format!("{spec}:max_plies=11"));
         let mut g = Game::with_seed(r, 3);
         while !g.is_over() {

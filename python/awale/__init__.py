@@ -10,6 +10,8 @@ reinforcement learning, on a vectorised Rust simulator.
 - :mod:`awale.sb3`: a Stable-Baselines3 ``VecEnv`` over the batch (for sb3-contrib's
   ``MaskablePPO``).
 - :class:`Game`, :class:`State`, :class:`Rules`, :class:`Batch`: the Rust engine itself.
+- :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``)
+  and Python callables ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
 
 Quick start::
 
@@ -24,6 +26,7 @@ from awale._common import sample_legal
 from awale._core import PRESETS, Batch, Game, Rules, State, __version__, parse_position
 from awale.env import AwaleEnv
 from awale.registration import ENV_IDS, register_envs
+from awale.tournament import TournamentResult, tournament
 from awale.vector import AwaleVectorEnv
 
 register_envs()
@@ -37,8 +40,10 @@ __all__ = [
     "Game",
     "Rules",
     "State",
+    "TournamentResult",
     "parse_position",
     "sample_legal",
     "register_envs",
+    "tournament",
     "__version__",
 ]

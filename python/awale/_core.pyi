@@ -5,7 +5,7 @@ input) is raised as ``ValueError`` with the engine's message; arguments of the w
 ``TypeError``.
 """
 
-from typing import Literal, Optional, Sequence, SupportsIndex, Tuple, Union, final
+from typing import Any, Callable, Literal, Optional, Sequence, SupportsIndex, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,7 @@ __all__ = [
     "presets",
     "preset_summary",
     "parse_position",
+    "run_tournament",
 ]
 
 __version__: str
@@ -43,6 +44,30 @@ def preset_summary(name: str) -> str:
 def parse_position(text: str) -> State:
     """Parses a position in position notation (``"abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0"``; a
     lone rules spec gives the start position)."""
+
+def run_tournament(
+    agents: Union[str, Sequence[Any]],
+    *,
+    rules: _RulesArg,
+    games: int,
+    openings: int,
+    seed: int,
+    threads: int,
+    max_plies: int,
+    gauntlet: Optional[Any],
+    anchor: Optional[str],
+    anchor_rating: float,
+    out: Optional[str],
+    obs: str,
+    limit: Optional[int],
+    progress: Optional[Callable[[int, int], Any]],
+) -> str:
+    """The engine of ``awale.tournament`` (use that): plays the tournament with the GIL
+    released (Python callable agents ``(obs, mask) -> int`` are called with it held) and returns
+    the result as JSON text, which ``awale.TournamentResult`` reads. ``progress`` is called with
+    ``(games_done, games_scheduled)``. A callable that raises gives a ``RuntimeError`` (its
+    exception as the cause), one that returns a non-int a ``TypeError``, an illegal house a
+    ``ValueError``; each names the agent, the game and the ply."""
 
 @final
 class Rules:

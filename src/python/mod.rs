@@ -9,11 +9,15 @@
 //! - `Batch`: the vectorised simulator ([`crate::batch::Batch`]) writing into NumPy arrays it
 //!   owns, one call per step for every board, with the GIL released while it runs.
 //!
+//! and `run_tournament`, the engine of `awale.tournament` (built-in agents and Python callables,
+//! see [`tournament`]).
+//!
 //! Every error of the crate becomes a `ValueError` carrying the crate's message; arguments of
 //! the wrong type become `TypeError`s. Nothing panics across the boundary on bad input.
 
 mod batch;
 mod game;
+mod tournament;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -24,16 +28,7 @@ use crate::error::AwaleError;
 use crate::rules::{Preset, Rules};
 
 /// The named rule sets that `Rules(...)` accepts without options, in display order.
-pub const PRESET_NAMES: [&str; 8] = [
-    "abapa",
-    "awale",
-    "wari",
-    "openspiel",
-    "oware2",
-    "oware3",
-    "oware4",
-    "oware6",
-];
+pub use crate::rules::PRESET_SPECS as PRESET_NAMES;
 
 /// A crate error as a Python `ValueError` with the crate's message.
 pub(crate) fn value_error(e: AwaleError) -> PyErr {
@@ -230,5 +225,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::run_tournament, m)?)?;
     Ok(())
 }

@@ -1,0 +1,299 @@
+"""Tournaments between built-in agents and Python callables, rated by Elo.
+
+:func:`tournament` plays a round-robin (or a gauntlet) on the Rust engine, the same as the
+``awale tournament`` command: paired random openings played from every seat, games in parallel
+(results do not depend on ``threads``), maximum-likelihood Elo ratings with 95% intervals, and
+with ``out=`` every game saved at once so that an interrupted run resumes. It returns a
+:class:`TournamentResult`.
+
+Example::
+
+    import numpy as np, awale
+
+    def leftmost(obs, mask):            # obs: float32 observation from the mover's view,
+        return int(np.flatnonzero(mask)[0])   # mask: int8 legal houses; returns a house
+
+    result = awale.tournament(
+        ["random", "greedy", "alphabeta:depth=4", ("leftmost", leftmost)],
+        rules="abapa", games=20, seed=0,
+    )
+    print(result.table())
+    result.ratings[0]["name"]           # the strongest agent
+    result.crosstable                   # (n, n) points of row against column, in result.names order
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from awale import _core
+
+__all__ = ["tournament", "TournamentResult", "AgentCallable", "AgentArg"]
+
+#: A Python agent: ``(observation float32 array, mask int8 array) -> house index``.
+AgentCallable = Callable[[np.ndarray, np.ndarray], int]
+#: An agent argument: a spec string, a callable, or a ``(name, callable)`` tuple.
+AgentArg = Union[str, AgentCallable, Tuple[str, Union[AgentCallable, str]]]
+
+
+#: The keys of each ``TournamentResult.ratings`` entry, in order.
+_RATING_KEYS = ("name", "elo", "low", "high", "games", "wins", "draws", "losses", "score")
+
+
+def _count(name: str, value: Any, minimum: int) -> int:
+    """An int argument of at least ``minimum`` (TypeError / ValueError otherwise)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    v = int(value.__index__())
+    if v < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {v}")
+    if v >= 2**32 and name in ("openings", "max_plies"):
+        raise ValueError(f"{name} must be below 2**32, got {v}")
+    return v
+
+
+class _Progress:
+    """A progress bar: tqdm's when it is installed, else one line rewritten on stderr."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._last = -1
+        try:
+            from tqdm.auto import tqdm  # type: ignore
+
+            self._tqdm: Any = tqdm
+        except Exception:  # noqa: BLE001 - any import failure: fall back to plain text
+            self._tqdm = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._tqdm is not None:
+            if self._bar is None:
+                self._bar = self._tqdm(total=total, initial=done, unit="game", desc="tournament")
+            else:
+                self._bar.update(done - self._bar.n)
+            return
+        if done != self._last:
+            self._last = done
+            sys.stderr.write(f"\rtournament: {done}/{total} games")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        elif self._last >= 0:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+class TournamentResult:
+    """The outcome of :func:`tournament` (also built by :meth:`from_dict`).
+
+    Attributes:
+        names: the agents in crosstable order (entry order; a new gauntlet agent comes first).
+        ratings: one dict per agent, strongest first: ``name``, ``elo``, ``low`` and ``high``
+            (95% interval; None when the ratings could not be fitted), ``games`` (pairwise
+            results counted), ``wins``, ``draws``, ``losses`` and ``score`` (points per result).
+        crosstable: ``(n, n)`` float array: points (win 1, draw 1/2) of row against column.
+        wins, draws: ``(n, n)`` int arrays: games row won against column, games drawn.
+        los: ``(n, n)`` likelihood that row is stronger than column (NaN on the diagonal, and
+            everywhere when there are no ratings).
+        games: games played; ``games_scheduled``, ``complete`` (all played).
+        rules, format, gauntlet, anchor, anchor_rating, elo_error, end_reasons, mean_plies.
+        records: the game records (``awale.Game.from_record`` replays them); ``game_results``
+            the games as dicts (seats, scores, points, end, plies, record ...).
+    """
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+        self.names: List[str] = list(data["names"])
+        self.ratings: List[Dict[str, Any]] = [
+            {k: r.get(k) for k in _RATING_KEYS} for r in data["ratings"]
+        ]
+        n = len(self.names)
+        self.wins: np.ndarray = np.asarray(data["wins"], dtype=np.int64).reshape(n, n)
+        self.draws: np.ndarray = np.asarray(data["draws"], dtype=np.int64).reshape(n, n)
+        self.crosstable: np.ndarray = self.wins + 0.5 * self.draws
+        self.los: np.ndarray = np.array(
+            [[np.nan if x is None else float(x) for x in row] for row in data["los"]],
+            dtype=np.float64,
+        ).reshape(n, n)
+        self.games: int = int(data["games"])
+        self.games_scheduled: int = int(data["games_scheduled"])
+        self.complete: bool = bool(data["complete"])
+        self.rules: str = data["rules"]
+        self.format: str = data["format"]
+        self.gauntlet: Optional[str] = data.get("gauntlet")
+        self.anchor: Optional[str] = data.get("anchor")
+        self.anchor_rating: float = float(data.get("anchor_rating", 0.0))
+        self.elo_error: Optional[str] = data.get("elo_error")
+        self.end_reasons: Dict[str, int] = dict(data.get("end_reasons", {}))
+        self.mean_plies: float = float(data.get("mean_plies", 0.0))
+        self.game_results: List[Dict[str, Any]] = [dict(g) for g in data.get("game_results", [])]
+
+    @property
+    def records(self) -> List[str]:
+        """The game records, by game index (``awale.Game.from_record(text)`` replays one)."""
+        return [g["record"] for g in self.game_results]
+
+    def elo(self, name: str) -> Optional[float]:
+        """The rating of agent ``name`` (None without ratings); KeyError for unknown names."""
+        for r in self.ratings:
+            if r["name"] == name:
+                return None if r["elo"] is None else float(r["elo"])
+        raise KeyError(f"no agent named {name!r} (agents: {', '.join(self.names)})")
+
+    def table(self) -> str:
+        """The standings, crosstable and likelihood of superiority as text (as the CLI prints)."""
+        return str(self._data["table"])
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Everything as plain JSON-able data (``TournamentResult.from_dict`` reads it back)."""
+        d: Dict[str, Any] = json.loads(json.dumps(self._data))
+        d["crosstable"] = self.crosstable.tolist()
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "TournamentResult":
+        """A result from :meth:`to_dict`'s data (e.g. after ``json.dump`` / ``json.load``)."""
+        return cls(data)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TournamentResult):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        top = self.ratings[0] if self.ratings else None
+        best = ""
+        if top is not None:
+            elo = "-" if top["elo"] is None else f"{top['elo']:.0f}"
+            best = f"; top: {top['name']} (elo {elo})"
+        return (
+            f"<TournamentResult {self.format} under {self.rules}: {len(self.names)} agents, "
+            f"{self.games}/{self.games_scheduled} games{best}>"
+        )
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def tournament(
+    agents: Union[str, Sequence[AgentArg]],
+    rules: Union[str, "_core.Rules"] = "abapa",
+    games: int = 20,
+    openings: int = 4,
+    seed: int = 0,
+    threads: int = 0,
+    max_plies: int = 0,
+    gauntlet: Optional[AgentArg] = None,
+    anchor: Optional[str] = None,
+    out: Union[str, "os.PathLike[str]", None] = None,
+    obs: str = "compact",
+    progress: Union[bool, Callable[[int, int], Any]] = False,
+    *,
+    anchor_rating: float = 0.0,
+    limit: Optional[int] = None,
+) -> TournamentResult:
+    """Plays a tournament between agents and rates them by Elo.
+
+    Args:
+        agents: a list of agents, each a spec string (``"random"``, ``"greedy"``,
+            ``"alphabeta:depth=4"``, ``"mcts:sims=200"``; ``name=`` renames one), a Python
+            callable ``(observation, mask) -> int`` (named ``"python_<i>"`` after its position),
+            or a ``(name, callable)`` tuple; or one comma-separated spec string as the CLI takes.
+            The callable gets the position from the mover's view as a float32 array (``obs``
+            encoding) and the legal houses as an int8 0/1 array, and returns a house index.
+        rules: a rules spec or ``awale.Rules`` (multi-player rules such as ``"oware3"`` work).
+        games: games per pairing (best a multiple of the number of players).
+        openings: random plies of each opening (the same openings for every pairing).
+        seed: the tournament seed: the same seed gives the same games.
+        threads: worker threads (0: one per core); results do not depend on it.
+        max_plies: cut games off after this many plies, scored by the stores (0: the rules').
+        gauntlet: play only the pairings that include this agent (a listed agent's name, or an
+            agent in any of the forms above, added first if new; an unnamed callable is
+            ``"python_gauntlet"``).
+        anchor: the agent whose rating is fixed (default ``random`` if it plays, else the first).
+        out: a folder for ``games.jsonl`` (every finished game, appended at once) and the result
+            files; the same call again resumes, playing only the missing games.
+        obs: the observation encoding for callables: ``"compact"``, ``"onehot[:L]"`` or
+            ``"thermometer[:L]"``.
+        progress: True for a progress bar (tqdm when installed, else a line on stderr), or a
+            function ``(games_done, games_scheduled)`` called as games finish.
+        anchor_rating: the anchor's rating.
+        limit: play at most this many new games in this call (resume later with ``out``).
+
+    Returns:
+        a :class:`TournamentResult`.
+
+    Raises:
+        ValueError: a bad spec, rules, name or setting, an ``out`` folder that holds a different
+            tournament, or a callable that returned an illegal house (the message names the
+            agent, the game and the ply).
+        TypeError: arguments of the wrong type, or a callable that returned a non-int.
+        RuntimeError: a callable raised; its exception is the ``__cause__``.
+
+    Games run on Rust threads; callables are called with the GIL held, one at a time, so they
+    should be quick. Results do not depend on ``threads`` as long as callables are pure
+    functions of their arguments. Ctrl-C stops the tournament (finished games stay in ``out``).
+    """
+    if isinstance(agents, (bytes, bytearray)):
+        raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")
+    if not isinstance(agents, str):
+        if not hasattr(agents, "__iter__"):
+            raise TypeError(
+                "agents must be a list of specs, callables or (name, callable) tuples, "
+                f"got {type(agents).__name__}"
+            )
+        agents = list(agents)
+    if seed is None:
+        raise TypeError("seed must be an int (the same seed gives the same games)")
+    if anchor is not None and not isinstance(anchor, str):
+        raise TypeError(f"anchor must be an agent name (str), got {type(anchor).__name__}")
+    if not isinstance(obs, str):
+        raise TypeError(f"obs must be an encoding name (str), got {type(obs).__name__}")
+    if isinstance(anchor_rating, bool) or not isinstance(anchor_rating, (int, float)):
+        raise TypeError(f"anchor_rating must be a number, got {type(anchor_rating).__name__}")
+    if out is not None:
+        if not isinstance(out, (str, os.PathLike)):
+            raise TypeError(f"out must be a folder path, got {type(out).__name__}")
+        out = os.fspath(out)
+        if isinstance(out, bytes):
+            out = os.fsdecode(out)
+    bar: Optional[_Progress] = None
+    callback: Optional[Callable[[int, int], Any]] = None
+    if callable(progress):
+        callback = progress
+    elif isinstance(progress, (bool, int)) or progress is None:
+        if progress:
+            bar = _Progress()
+            callback = bar
+    else:
+        raise TypeError(f"progress must be a bool or a function, got {type(progress).__name__}")
+    try:
+        text = _core.run_tournament(
+            agents,
+            rules=rules,
+            games=_count("games", games, 1),
+            openings=_count("openings", openings, 0),
+            seed=seed,
+            threads=_count("threads", threads, 0),
+            max_plies=_count("max_plies", max_plies, 0),
+            gauntlet=gauntlet,
+            anchor=anchor,
+            anchor_rating=float(anchor_rating),
+            out=out,
+            obs=obs,
+            limit=None if limit is None else _count("limit", limit, 0),
+            progress=callback,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    return TournamentResult(json.loads(text))

@@ -1,0 +1,601 @@
+//! `run_tournament`: a tournament between built-in agents (specs) and Python callables, the
+//! engine of `awale.tournament` (see `python/awale/tournament.py`, which wraps the result).
+//!
+//! Games run on rayon threads with the GIL released; a Python callable is called with the GIL
+//! taken back for each of its moves. The calling thread waits with the GIL released too, and
+//! wakes up every 100 ms to report progress and to check for Ctrl-C (which stops the games in
+//! play; finished games stay saved under `out`).
+//!
+//! A callable that raises, returns something other than an int, or returns an illegal house
+//! stops the tournament with an exception naming the agent, the game and the ply: the callable's
+//! own exception as the cause of a `RuntimeError`, a `TypeError`, or a `ValueError`.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use numpy::PyArray1;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyString, PyTuple};
+use serde_json::{json, Value};
+
+use super::{rules_arg, seed_arg, type_name, value_error};
+use crate::agents::{parse_agent_list, Agent, AgentSpec, Registry, Turn};
+use crate::batch::{encode_state, ObsEncoding};
+use crate::error::{AwaleError, Result};
+use crate::rules::Rules;
+use crate::tournament::{run, schedule, Entrant, Format, TournamentConfig, TournamentReport};
+
+/// How a Python callable failed, for the exception raised in the end.
+enum FailKind {
+    /// It raised this exception.
+    Raised(PyErr),
+    /// It returned something other than an int.
+    Type,
+    /// It returned an int that is not a legal house.
+    Value,
+}
+
+/// The first failure of a Python callable.
+struct Failure {
+    agent: String,
+    ply: u32,
+    reason: String,
+    /// The error's text as the agent returned it to the tournament.
+    display: String,
+    kind: FailKind,
+}
+
+/// What every agent of one tournament shares with the waiting thread.
+#[derive(Default)]
+struct Shared {
+    /// Set on Ctrl-C or on the first failure: every agent refuses to move from then on.
+    abort: AtomicBool,
+    /// Agents dropped so far (each game drops one per seat when it ends).
+    dropped: AtomicUsize,
+    /// The first failure of a Python callable.
+    failure: Mutex<Option<Failure>>,
+}
+
+impl Shared {
+    fn fail(&self, agent: &str, ply: u32, reason: String, kind: FailKind) -> AwaleError {
+        let err = AwaleError::AgentFailed {
+            agent: agent.to_string(),
+            reason: reason.clone(),
+        };
+        if let Ok(mut f) = self.failure.lock() {
+            if f.is_none() {
+                *f = Some(Failure {
+                    agent: agent.to_string(),
+                    ply,
+                    reason,
+                    display: err.to_string(),
+                    kind,
+                });
+            }
+        }
+        self.abort.store(true, Ordering::SeqCst);
+        err
+    }
+}
+
+/// Any agent, watched: it refuses to move once the tournament is stopped, and counts its drop
+/// (for the progress report).
+struct Watched {
+    inner: Box<dyn Agent>,
+    shared: Arc<Shared>,
+}
+
+impl Agent for Watched {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+        if self.shared.abort.load(Ordering::Relaxed) {
+            return Err(AwaleError::AgentFailed {
+                agent: self.inner.name(),
+                reason: "the tournament was stopped".into(),
+            });
+        }
+        self.inner.select(turn)
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.inner.reset(seed)
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A Python callable `(observation, mask) -> int` as an agent.
+struct PyAgent {
+    name: String,
+    func: Arc<Py<PyAny>>,
+    enc: ObsEncoding,
+    shared: Arc<Shared>,
+}
+
+impl Agent for PyAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+        let (rules, state) = (turn.rules, turn.state);
+        let ply = state.ply() + 1;
+        let mut obs = vec![0f32; self.enc.dim(rules)];
+        encode_state(self.enc, rules, state, &mut obs)?;
+        let legal = if state.is_over() {
+            0
+        } else {
+            state.legal_mask(rules)
+        };
+        let houses = rules.houses as usize;
+        let mask: Vec<i8> = (0..houses).map(|h| ((legal >> h) & 1) as i8).collect();
+        let legal_list =
+            || -> Vec<usize> { (0..houses).filter(|&h| legal >> h & 1 == 1).collect() };
+        Python::attach(|py| {
+            let args = (PyArray1::from_vec(py, obs), PyArray1::from_vec(py, mask));
+            let ret = match self.func.bind(py).call1(args) {
+                Ok(r) => r,
+                Err(e) => {
+                    let reason = format!("raised {}", describe(py, &e));
+                    return Err(self
+                        .shared
+                        .fail(&self.name, ply, reason, FailKind::Raised(e)));
+                }
+            };
+            let house =
+                if ret.is_instance_of::<PyBool>() || !ret.hasattr("__index__").unwrap_or(false) {
+                    None
+                } else {
+                    ret.extract::<i64>().ok()
+                };
+            let Some(h) = house else {
+                let what = ret
+                    .repr()
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|_| "?".into());
+                let reason = format!(
+                    "returned {what} ({}); it must return an int house index",
+                    type_name(&ret)
+                );
+                return Err(self.shared.fail(&self.name, ply, reason, FailKind::Type));
+            };
+            if h < 0 || h as usize >= houses || legal >> h & 1 == 0 {
+                let reason = format!(
+                    "returned house {h}, which is not a legal move (legal: {:?})",
+                    legal_list()
+                );
+                return Err(self.shared.fail(&self.name, ply, reason, FailKind::Value));
+            }
+            Ok(h as usize)
+        })
+    }
+
+    fn reset(&mut self, _seed: u64) {}
+}
+
+/// `TypeName: message` of a Python exception.
+fn describe(py: Python<'_>, e: &PyErr) -> String {
+    let ty = e
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "exception".into());
+    match e.value(py).str() {
+        Ok(s) if !s.to_string_lossy().is_empty() => format!("{ty}: {}", s.to_string_lossy()),
+        _ => ty,
+    }
+}
+
+/// One agent argument, read.
+enum Entry {
+    Spec(AgentSpec),
+    Callable { name: String, func: Py<PyAny> },
+}
+
+impl Entry {
+    fn name(&self) -> String {
+        match self {
+            Entry::Spec(s) => s.display_name(),
+            Entry::Callable { name, .. } => name.clone(),
+        }
+    }
+
+    /// Whether `other` describes the same agent (the same spec, or the same callable object).
+    fn same(&self, other: &Entry) -> bool {
+        match (self, other) {
+            (Entry::Spec(a), Entry::Spec(b)) => a == b,
+            (Entry::Callable { func: a, .. }, Entry::Callable { func: b, .. }) => a.is(b),
+            _ => false,
+        }
+    }
+}
+
+/// Reads an agent: a spec string, a callable, or a `(name, callable or spec)` tuple.
+fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult<Entry> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        let spec: AgentSpec = s.to_cow()?.parse().map_err(value_error)?;
+        return Ok(Entry::Spec(spec));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        if t.len() != 2 {
+            return Err(PyTypeError::new_err(format!(
+                "{what}: a tuple must be (name, callable), got {} items",
+                t.len()
+            )));
+        }
+        let name_obj = t.get_item(0)?;
+        let name = name_obj
+            .cast::<PyString>()
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{what}: the name of a (name, callable) tuple must be a str, got {}",
+                    type_name(&name_obj)
+                ))
+            })?
+            .to_cow()?
+            .into_owned();
+        if name.trim().is_empty() {
+            return Err(PyValueError::new_err(format!(
+                "{what}: the name must not be empty"
+            )));
+        }
+        let agent = t.get_item(1)?;
+        return match entry_arg(&agent, what, &name)? {
+            Entry::Spec(mut spec) => {
+                spec.options.retain(|(k, _)| k != "name");
+                spec.options.push(("name".into(), name));
+                Ok(Entry::Spec(spec))
+            }
+            Entry::Callable { func, .. } => Ok(Entry::Callable { name, func }),
+        };
+    }
+    if obj.is_callable() {
+        return Ok(Entry::Callable {
+            name: default_name.to_string(),
+            func: obj.clone().unbind(),
+        });
+    }
+    Err(PyTypeError::new_err(format!(
+        "{what} must be a spec string such as 'alphabeta:depth=4', a callable \
+         (observation, mask) -> int, or a (name, callable) tuple; got {}",
+        type_name(obj)
+    )))
+}
+
+/// The entrant of an agent argument, its agents watched.
+fn entrant(
+    py: Python<'_>,
+    entry: &Entry,
+    registry: &Registry,
+    rules: &Rules,
+    enc: ObsEncoding,
+    shared: &Arc<Shared>,
+) -> PyResult<Entrant> {
+    let e = match entry {
+        Entry::Spec(spec) => Entrant::from_spec(registry, spec, rules).map_err(value_error)?,
+        Entry::Callable { name, func } => {
+            let (name, func, sh) = (name.clone(), Arc::new(func.clone_ref(py)), shared.clone());
+            Entrant::new(name.clone(), move || {
+                Ok(Box::new(PyAgent {
+                    name: name.clone(),
+                    func: func.clone(),
+                    enc,
+                    shared: sh.clone(),
+                }) as Box<dyn Agent>)
+            })
+        }
+    };
+    let sh = shared.clone();
+    Ok(e.map_agents(move |inner| {
+        Box::new(Watched {
+            inner,
+            shared: sh.clone(),
+        }) as Box<dyn Agent>
+    }))
+}
+
+/// Games already saved in `out/games.jsonl` (complete lines), for the progress report.
+fn saved_games(out: &Option<PathBuf>) -> usize {
+    out.as_ref()
+        .and_then(|d| std::fs::read_to_string(d.join("games.jsonl")).ok())
+        .map_or(0, |t| {
+            t.split_inclusive('\n')
+                .filter(|l| l.ends_with('\n') && !l.trim().is_empty())
+                .count()
+        })
+}
+
+/// The report as JSON for `awale.TournamentResult`.
+fn report_json(report: &TournamentReport, anchor_rating: f64) -> Value {
+    let n = report.agents.len();
+    let ratings: Vec<Value> = report
+        .standings
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "elo": s.elo,
+                "low": s.lower,
+                "high": s.upper,
+                "games": s.games,
+                "wins": s.wins,
+                "draws": s.draws,
+                "losses": s.losses,
+                "score": s.score,
+            })
+        })
+        .collect();
+    let los = report.los.clone().unwrap_or_else(|| vec![vec![None; n]; n]);
+    let games: Vec<Value> = report
+        .games
+        .iter()
+        .map(|g| {
+            json!({
+                "index": g.index,
+                "pairing": g.pairing,
+                "opening": g.opening,
+                "seats": g.seats,
+                "scores": g.scores,
+                "points": g.points,
+                "end": g.end,
+                "plies": g.plies,
+                "opening_plies": g.opening_plies,
+                "record": g.record.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "rules": report.rules,
+        "format": report.format.to_string(),
+        "gauntlet": match &report.format {
+            Format::Gauntlet(g) => Some(g.clone()),
+            Format::RoundRobin => None,
+        },
+        "names": report.agents,
+        "games": report.games_played,
+        "games_scheduled": report.games_scheduled,
+        "complete": report.complete,
+        "ratings": ratings,
+        "wins": report.matchups.wins,
+        "draws": report.matchups.draws,
+        "los": los,
+        "anchor": report.elo.as_ref().map(|f| report.agents[f.anchor].clone()),
+        "anchor_rating": anchor_rating,
+        "elo_error": report.elo_error,
+        "end_reasons": report.end_reasons,
+        "mean_plies": report.mean_plies,
+        "table": report.table(),
+        "game_results": games,
+    })
+}
+
+/// The exception for a failed run.
+fn run_error(py: Python<'_>, err: AwaleError, failure: Option<Failure>) -> PyErr {
+    let Some(f) = failure else {
+        return value_error(err);
+    };
+    // The tournament's message names the game and ply: "agent 'x' failed: game 3, ply 7: " and
+    // then the agent's own error, which already names the agent; keep the reason only.
+    let msg = match &err {
+        AwaleError::AgentFailed { agent, reason }
+            if agent == &f.agent && reason.ends_with(&f.display) =>
+        {
+            format!(
+                "agent '{agent}' failed: {}{}",
+                &reason[..reason.len() - f.display.len()],
+                f.reason
+            )
+        }
+        _ => format!("agent '{}' failed: ply {}: {}", f.agent, f.ply, f.reason),
+    };
+    match f.kind {
+        FailKind::Raised(e) => {
+            if !e.is_instance_of::<PyException>(py) {
+                // KeyboardInterrupt, SystemExit: let them through as they are.
+                return e;
+            }
+            let new = PyRuntimeError::new_err(msg);
+            new.set_cause(py, Some(e));
+            new
+        }
+        FailKind::Type => PyTypeError::new_err(msg),
+        FailKind::Value => PyValueError::new_err(msg),
+    }
+}
+
+/// Plays a tournament (see `awale.tournament`) and returns its result as JSON text.
+#[pyfunction]
+#[pyo3(signature = (
+    agents, *, rules, games, openings, seed, threads, max_plies, gauntlet, anchor,
+    anchor_rating, out, obs, limit, progress
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_tournament(
+    py: Python<'_>,
+    agents: &Bound<'_, PyAny>,
+    rules: &Bound<'_, PyAny>,
+    games: usize,
+    openings: u32,
+    seed: &Bound<'_, PyAny>,
+    threads: usize,
+    max_plies: u32,
+    gauntlet: Option<&Bound<'_, PyAny>>,
+    anchor: Option<String>,
+    anchor_rating: f64,
+    out: Option<PathBuf>,
+    obs: &str,
+    limit: Option<usize>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let rules = rules_arg(rules)?;
+    let seed = seed_arg(seed)?;
+    let enc: ObsEncoding = obs.parse().map_err(value_error)?;
+    enc.validate().map_err(value_error)?;
+    if !anchor_rating.is_finite() {
+        return Err(PyValueError::new_err(format!(
+            "anchor_rating must be a finite number, got {anchor_rating}"
+        )));
+    }
+
+    // The agents: a comma-separated spec list, or a sequence of agents.
+    let mut entries: Vec<Entry> = Vec::new();
+    if let Ok(s) = agents.cast::<PyString>() {
+        for spec in parse_agent_list(&s.to_cow()?).map_err(value_error)? {
+            entries.push(Entry::Spec(spec));
+        }
+    } else {
+        let items: Vec<Bound<'_, PyAny>> = agents
+            .try_iter()
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "agents must be a list of specs, callables or (name, callable) tuples, got {}",
+                    type_name(agents)
+                ))
+            })?
+            .collect::<PyResult<_>>()?;
+        for (i, item) in items.iter().enumerate() {
+            entries.push(entry_arg(
+                item,
+                &format!("agent {i}"),
+                &format!("python_{i}"),
+            )?);
+        }
+    }
+    let format = match gauntlet {
+        None => Format::RoundRobin,
+        Some(g) => {
+            // A plain name of a listed agent, else an agent of its own (added first if new).
+            let listed = g
+                .cast::<PyString>()
+                .ok()
+                .and_then(|s| s.to_cow().ok().map(|c| c.into_owned()))
+                .filter(|s| entries.iter().any(|e| &e.name() == s));
+            match listed {
+                Some(name) => Format::Gauntlet(name),
+                None => {
+                    let entry = entry_arg(g, "gauntlet", "python_gauntlet")?;
+                    let same = entries.iter().find(|e| e.same(&entry)).map(Entry::name);
+                    if let Some(name) = same {
+                        Format::Gauntlet(name)
+                    } else {
+                        let name = entry.name();
+                        if entries.iter().any(|e| e.name() == name) {
+                            return Err(PyValueError::new_err(format!(
+                                "the gauntlet agent's name '{name}' is taken by another agent"
+                            )));
+                        }
+                        entries.insert(0, entry);
+                        Format::Gauntlet(name)
+                    }
+                }
+            }
+        }
+    };
+
+    let shared = Arc::new(Shared::default());
+    let registry = Registry::builtin();
+    let entrants = entries
+        .iter()
+        .map(|e| entrant(py, e, &registry, &rules, enc, &shared))
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut cfg = TournamentConfig::new(rules);
+    cfg.format = format;
+    cfg.games = games;
+    cfg.openings = openings;
+    cfg.max_plies = max_plies;
+    cfg.seed = seed;
+    cfg.threads = threads;
+    cfg.anchor = anchor;
+    cfg.anchor_rating = anchor_rating;
+    cfg.out = out;
+    cfg.game_limit = limit;
+    cfg.progress = false;
+    cfg.game_rules().map_err(value_error)?;
+    let names: Vec<String> = entrants.iter().map(|e| e.name().to_string()).collect();
+    let total = schedule(&cfg, &names).map_err(value_error)?.len();
+    let seats = rules.players as usize;
+    let saved = saved_games(&cfg.out);
+
+    // Play on a thread of its own; this one waits with the GIL released, waking up to report
+    // progress and to check for Ctrl-C.
+    let (tx, rx) = mpsc::channel();
+    let (cfg2, entrants2) = (cfg.clone(), entrants);
+    let handle = std::thread::Builder::new()
+        .name("awale-tournament".into())
+        .spawn(move || {
+            let r = run(&cfg2, &entrants2);
+            let _ = tx.send(r);
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tournament: {e}")))?;
+    let mut rx = rx;
+    let mut stop: Option<PyErr> = None;
+    let mut shown = usize::MAX;
+    let result = loop {
+        let (back, got) = py.detach(move || {
+            let got = rx.recv_timeout(Duration::from_millis(100));
+            (rx, got)
+        });
+        rx = back;
+        match got {
+            Ok(r) => break Some(r),
+            Err(RecvTimeoutError::Disconnected) => break None,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if stop.is_some() {
+            continue;
+        }
+        let mut check = py.check_signals();
+        if let (Ok(()), Some(cb)) = (&check, progress) {
+            let done = (saved + shared.dropped.load(Ordering::Relaxed) / seats).min(total);
+            if done != shown {
+                shown = done;
+                check = cb.call1((done, total)).map(|_| ());
+            }
+        }
+        if let Err(e) = check {
+            shared.abort.store(true, Ordering::SeqCst);
+            stop = Some(e);
+        }
+    };
+    let joined = py.detach(move || handle.join());
+    if let Some(e) = stop {
+        return Err(e);
+    }
+    let report = match (result, joined) {
+        (Some(Ok(report)), _) => report,
+        (Some(Err(err)), _) => {
+            let failure = shared.failure.lock().ok().and_then(|mut f| f.take());
+            return Err(run_error(py, err, failure));
+        }
+        (None, Err(panic)) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown error".into());
+            return Err(PyRuntimeError::new_err(format!(
+                "the tournament stopped on an internal error: {what}"
+            )));
+        }
+        (None, Ok(())) => {
+            return Err(PyRuntimeError::new_err(
+                "the tournament stopped without a result",
+            ))
+        }
+    };
+    if let Some(cb) = progress {
+        cb.call1((report.games_played, total))?;
+    }
+    Ok(json!(report_json(&report, anchor_rating)).to_string())
+}

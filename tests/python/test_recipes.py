@@ -1,0 +1,147 @@
+"""The training recipes and the notebooks, run end to end in fast mode (what CI executes).
+
+- `training/ppo_selfplay.py --fast` (needs torch) and `training/maskable_ppo.py --fast` (needs
+  sb3-contrib): each trains for a few seconds, logs, and plays its final tournament.
+- every `notebooks/*.ipynb`, executed with nbclient under `AWALE_FAST=1` (needs nbclient,
+  nbformat, ipykernel and matplotlib; the training notebook also torch).
+- the committed notebooks themselves: executed, without errors, with PNG plots in their outputs.
+
+A missing package skips the test that needs it, saying which.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def need(*modules: str) -> None:
+    """Skips the test unless every module can be imported."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (pip install {' '.join(missing)})")
+
+
+def run_recipe(script: str, logdir: Path, *extra: str) -> str:
+    cmd = [sys.executable, str(ROOT / "training" / script), "--fast", "--logdir", str(logdir)]
+    proc = subprocess.run(
+        [*cmd, *extra],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+def check_tournament(out: str, name: str, logdir: Path) -> None:
+    for opponent in ("random", "greedy"):
+        assert f"{name} vs {opponent}: win" in out, out[-2000:]
+    result = json.loads((logdir / "tournament" / "results.json").read_text())
+    assert result, "the tournament wrote its results"
+    if importlib.util.find_spec("tensorboard") is not None:
+        assert list(logdir.rglob("events.out.tfevents.*")), "no TensorBoard event file"
+
+
+def test_ppo_selfplay_fast(tmp_path):
+    need("torch")
+    logdir = tmp_path / "ppo"
+    out = run_recipe("ppo_selfplay.py", logdir)
+    assert "trained" in out and "moves/s" in out
+    rows = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) > 10
+    assert any("eval/win_rate_vs_greedy" in r for r in rows)
+    last = [r for r in rows if "eval/win_rate_vs_random" in r][-1]
+    # A few seconds of training already beat the random agent most of the time.
+    assert last["eval/win_rate_vs_random"] > 0.6, last
+    check_tournament(out, "ppo", logdir)
+
+
+def test_ppo_selfplay_multiplayer(tmp_path):
+    """Self-play works with more than two seats (one learner, snapshots in the others)."""
+    need("torch")
+    logdir = tmp_path / "ppo3"
+    out = run_recipe(
+        "ppo_selfplay.py", logdir, "--rules", "oware3", "--total-steps", "20000",
+        "--tournament-games", "6",
+    )  # fmt: skip
+    assert "trained" in out
+    check_tournament(out, "ppo", logdir)
+
+
+def test_maskable_ppo_fast(tmp_path):
+    need("torch", "stable_baselines3", "sb3_contrib")
+    logdir = tmp_path / "mppo"
+    out = run_recipe("maskable_ppo.py", logdir)
+    assert "trained" in out and "steps/s" in out
+    check_tournament(out, "maskable_ppo", logdir)
+
+
+def _kernel(tmp_path: Path, monkeypatch) -> str:
+    """A kernelspec for this interpreter, so that the notebooks run in the test's venv."""
+    kernels = tmp_path / "jupyter" / "kernels" / "awale-test"
+    kernels.mkdir(parents=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "awale tests",
+        "language": "python",
+    }
+    (kernels / "kernel.json").write_text(json.dumps(spec))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    return "awale-test"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_in_fast_mode(path, tmp_path, monkeypatch):
+    need("nbclient", "nbformat", "ipykernel", "matplotlib")
+    if "training" in path.stem:
+        need("torch")
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("AWALE_FAST", "1")
+    monkeypatch.setenv("AWALE_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=900,
+        kernel_name=_kernel(tmp_path, monkeypatch),
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()  # raises CellExecutionError on the first failing cell
+    images = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
+    ]
+    assert images, f"{path.name} drew no plot"
+
+
+def test_notebooks_exist():
+    names = {p.stem for p in NOTEBOOKS}
+    for prefix in ("01_quickstart", "02_training", "03_tournament", "04_rules"):
+        assert prefix in names, names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_committed_notebook_has_outputs(path):
+    """The notebooks are committed executed: every code cell ran, none failed, and the plots
+    are embedded as PNG."""
+    nb = json.loads(path.read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code and all(c.get("execution_count") for c in code), "not executed"
+    outputs = [o for c in code for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"], "a cell failed"
+    assert any("image/png" in o.get("data", {}) for o in outputs), "no PNG plot"
