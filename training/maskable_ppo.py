@@ -5,7 +5,7 @@ TensorBoard, and ends with a tournament of the trained policy against the built-
 Needs the `sb3` extra (stable-baselines3, sb3-contrib, torch); TensorBoard logging needs the
 `tensorboard` package (without it the recipe warns and trains without the event files):
 
-    pip install ".[sb3]" tensorboard   # or: maturin develop --release && pip install sb3-contrib tensorboard
+    pip install ".[sb3]" tensorboard   # or, in a dev venv: maturin develop --release
     python training/maskable_ppo.py --fast     # a smoke run, ~20 s on 2 cores (what CI runs)
     python training/maskable_ppo.py            # the default run: abapa, a few minutes on 2 cores
     python training/maskable_ppo.py --rules wari --timesteps 5000000 --save ppo_wari
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import threading
 import time
@@ -36,7 +37,12 @@ from ppo_selfplay import evaluate, final_tournament  # noqa: E402  (shared helpe
 
 
 def mixed_env(
-    envs: int, rules: str, opponents: Sequence[str], seed: int, obs: str = "compact", threads: int = 1
+    envs: int,
+    rules: str,
+    opponents: Sequence[str],
+    seed: int,
+    obs: str = "compact",
+    threads: int = 1,
 ):
     """One SB3 VecEnv over several `AwaleSB3VecEnv`s: the boards split evenly between every
     (opponent, seat) pair."""
@@ -136,7 +142,9 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--ent-coef", type=float, default=0.01)
     ap.add_argument("--eval-every", type=int, default=20, help="rollouts between evaluations")
-    ap.add_argument("--eval-boards", type=int, default=64, help="eval games = 2 x this per opponent")
+    ap.add_argument(
+        "--eval-boards", type=int, default=64, help="eval games = 2 x this per opponent"
+    )
     ap.add_argument(
         "--tournament-games", type=int, default=200, help="games per pairing at the end (0: none)"
     )
@@ -171,6 +179,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             import tensorboard  # noqa: F401
 
             tb = str(logdir)
+            for old in logdir.glob("MaskablePPO_*"):  # a new run replaces the previous logs
+                shutil.rmtree(old)
         except ImportError:
             print("tensorboard is not installed: training without TensorBoard logs")
     opponents = [o for o in args.opponents.split(",") if o]

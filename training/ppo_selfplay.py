@@ -3,23 +3,31 @@
 
 The learner trains on the native vector env in self-play mode (`awale.AwaleVectorEnv(...,
 opponent="self")`, where the caller moves every seat): on each board the learner holds one seat,
-drawn at random for every game, and a frozen snapshot of an earlier policy, drawn from a pool,
-moves the other seats. A snapshot of the learner joins the pool every `--snapshot-every` updates
-(the pool keeps the last `--pool-size`). The learner's transitions are its own moves only: the
-reward of a move is what the learner gets before its next move (+1 / 0 / -1 when the game ends),
-and GAE runs over each board's sequence of learner moves.
+drawn at random for every game, and an opponent moves the other seats: a frozen copy of the
+current policy on half the boards (`--latest`), snapshots of earlier policies drawn from a pool on
+the others. A snapshot of the learner joins the pool every `--snapshot-every` updates (the pool
+keeps the last `--pool-size`).
+
+The learner's transitions are its own moves only: the reward of a move is what the learner gets
+before its next move (+1 / 0 / -1 when the game ends; `--shaping` adds a potential-based term on
+the store difference, off by default), and GAE runs over each board's own sequence of learner
+moves.
+The rest is CleanRL's PPO: a masked categorical policy (illegal logits set to -1e8), clipped
+objective, value loss, entropy bonus, advantage normalisation, gradient clipping, a linearly
+annealed learning rate. Actor and critic are MLPs over the compact observation plus a one-hot of
+every pit's count (which makes captures, a last seed landing on 1 or 2 seeds, easy to see).
 
 Logs to TensorBoard (`--logdir`, default runs/ppo_selfplay/<rules>-<seed>; `tensorboard --logdir
 runs`) and to `metrics.jsonl` in the same folder, evaluates the greedy (argmax) policy against
 the built-in `random` and `greedy` agents during training, and ends with a tournament
 (`awale.tournament`) of the trained policy against the built-in agents.
 
-    python training/ppo_selfplay.py --fast          # smoke run, ~20 s (what CI runs)
-    python training/ppo_selfplay.py                 # the default run: abapa, a few minutes on 2 cores
+    python training/ppo_selfplay.py --fast          # smoke run, ~15 s (what CI runs)
+    python training/ppo_selfplay.py                 # default run: abapa, a few minutes on 2 cores
     python training/ppo_selfplay.py --rules oware3 --total-steps 2000000 --save ppo_oware3.pt
 
 Needs torch (CPU is enough); TensorBoard logging needs the `tensorboard` package (without it the
-recipe warns and logs to metrics.jsonl only).
+recipe warns and logs to metrics.jsonl only). `AWALE_FAST=1` in the environment means `--fast`.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import os
 import random
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -49,7 +57,7 @@ class Config:
     seed: int = 0
     envs: int = 128  # boards stepped together
     steps: int = 64  # env steps per rollout (every board moves once per env step)
-    total_steps: int = 3_000_000  # board moves (learner + opponents) to play in training
+    total_steps: int = 2_000_000  # board moves (learner + opponents) to play in training
     lr: float = 5e-4
     anneal_lr: bool = True
     gamma: float = 0.99
@@ -57,14 +65,15 @@ class Config:
     update_epochs: int = 4
     minibatches: int = 4
     clip_coef: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.02
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: int = 256
-    shaping: float = 1.0  # potential-based shaping on the store difference (0: none)
+    shaping: float = 0.0  # potential-based shaping on the store difference (0: none)
     snapshot_every: int = 10  # updates between snapshots added to the pool
     pool_size: int = 20  # snapshots kept (oldest dropped)
-    opponent_groups: int = 4  # snapshots drawn per rollout (boards split between them)
+    opponent_groups: int = 4  # opponents per rollout (the boards are split between them)
+    latest: float = 0.5  # share of the groups that face the current policy (frozen copy)
     eval_every: int = 20  # updates between evaluations against random and greedy (0: none)
     eval_boards: int = 64  # eval games per opponent = 2 x eval_boards (both seats)
     tournament_games: int = 200  # games per pairing in the final tournament (0: none)
@@ -75,7 +84,6 @@ class Config:
     save: Optional[str] = None
     tensorboard: bool = True
     verbose: bool = True
-    extra: dict = field(default_factory=dict)
 
     @staticmethod
     def fast(**overrides: Any) -> "Config":
@@ -273,12 +281,12 @@ def win_rates(result: Any, name: str) -> list[str]:
     """One line per opponent: the policy's wins, draws and losses, win rate and its 95%
     Wilson interval, from the tournament's records."""
     lines = []
-    for opp, (w, d, l) in pair_counts(result, name).items():
-        n = w + d + l
+    for opp, (w, d, lost) in pair_counts(result, name).items():
+        n = w + d + lost
         lo, hi = wilson(w, n)
         lines.append(
             f"{name} vs {opp}: win {w / n:.1%} [{lo:.1%}, {hi:.1%}]  draw {d / n:.1%}  "
-            f"loss {l / n:.1%}  score {(w + d / 2) / n:.1%}  ({n} games)"
+            f"loss {lost / n:.1%}  score {(w + d / 2) / n:.1%}  ({n} games)"
         )
     return lines
 
@@ -289,9 +297,9 @@ def pair_counts(result: Any, name: str) -> dict[str, tuple[int, int, int]]:
     i = result.names.index(name)
     counts = {}
     for j, other in enumerate(result.names):
-        w, d, l = int(result.wins[i, j]), int(result.draws[i, j]), int(result.wins[j, i])
-        if j != i and w + d + l:
-            counts[other] = (w, d, l)
+        w, d, lost = int(result.wins[i, j]), int(result.draws[i, j]), int(result.wins[j, i])
+        if j != i and w + d + lost:
+            counts[other] = (w, d, lost)
     return counts
 
 
@@ -387,15 +395,19 @@ def train(cfg: Config) -> dict[str, Any]:
     updates = max(1, cfg.total_steps // (N * T))
     moves = 0  # board moves played in training (both sides)
     games, outcomes = 0, []  # learner's results against the pool
-    eval_policy = lambda o, m: NumpyPolicy(agent).act(o, m)  # noqa: E731
     rows = np.arange(N)
     t_train = time.perf_counter()
 
     for update in range(1, updates + 1):
         if cfg.anneal_lr:
             optimizer.param_groups[0]["lr"] = cfg.lr * (1.0 - (update - 1.0) / updates)
-        # One opponent snapshot per group of boards for this rollout.
-        opponents = [pool[i] for i in rng.integers(len(pool), size=max(1, cfg.opponent_groups))]
+        # One opponent per group of boards for this rollout: a frozen copy of the current
+        # policy for a `latest` share of the groups, snapshots drawn from the pool for the rest.
+        n_groups = max(1, cfg.opponent_groups)
+        n_latest = int(round(cfg.latest * n_groups))
+        opponents = [copy.deepcopy(agent).requires_grad_(False)] * n_latest + [
+            pool[i] for i in rng.integers(len(pool), size=n_groups - n_latest)
+        ]
         learner[:] = False
         rew[:] = 0.0
         done[:] = False
@@ -525,8 +537,9 @@ def train(cfg: Config) -> dict[str, Any]:
             scalars["selfplay/games"] = games
             outcomes = []
         if cfg.eval_every and (update % cfg.eval_every == 0 or update == updates):
+            greedy_policy = NumpyPolicy(agent)
             for opp in ("random", "greedy"):
-                e = evaluate(eval_policy, cfg.rules, opp, cfg.eval_boards, seed=10_000 + update)
+                e = evaluate(greedy_policy.act, cfg.rules, opp, cfg.eval_boards, 10_000 + update)
                 scalars[f"eval/win_rate_vs_{opp}"] = e["win"]
                 scalars[f"eval/score_vs_{opp}"] = e["score"]
             if cfg.verbose:
@@ -558,8 +571,8 @@ def train(cfg: Config) -> dict[str, Any]:
         )  # fmt: skip
         print(f"tournament: {time.perf_counter() - t0:.1f} s")
         if logger.tb is not None:
-            for opp, (w, d, l) in pair_counts(result, "ppo").items():
-                logger.tb.add_scalar(f"final/win_rate_vs_{opp}", w / max(1, w + d + l), moves)
+            for opp, (w, d, lost) in pair_counts(result, "ppo").items():
+                logger.tb.add_scalar(f"final/win_rate_vs_{opp}", w / max(1, w + d + lost), moves)
     logger.close()
     seconds = time.perf_counter() - t_start
     print(f"total wall time {seconds:.1f} s; logs in {logdir}")
@@ -587,8 +600,6 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     defaults = Config()
     for f in Config.__dataclass_fields__.values():
-        if f.name == "extra":
-            continue
         flag = "--" + f.name.replace("_", "-")
         value = getattr(defaults, f.name)
         if isinstance(value, bool):

@@ -239,9 +239,11 @@ def tournament(
         TypeError: arguments of the wrong type, or a callable that returned a non-int.
         RuntimeError: a callable raised; its exception is the ``__cause__``.
 
-    Games run on Rust threads; callables are called with the GIL held, one at a time, so they
-    should be quick. Results do not depend on ``threads`` as long as callables are pure
-    functions of their arguments. Ctrl-C stops the tournament (finished games stay in ``out``).
+    Games run on Rust threads; callables are called with the GIL held, so they should be quick.
+    A callable that releases the GIL itself (torch, for one) can run in several threads at once:
+    guard shared state with a lock (e.g. around an SB3 ``predict``) or pass ``threads=1``.
+    Results do not depend on ``threads`` as long as callables are pure functions of their
+    arguments. Ctrl-C stops the tournament (finished games stay in ``out``).
     """
     if isinstance(agents, (bytes, bytearray)):
         raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")

@@ -110,7 +110,6 @@ def test_notebook_runs_in_fast_mode(path, tmp_path, monkeypatch):
 
     monkeypatch.setenv("AWALE_FAST", "1")
     monkeypatch.setenv("AWALE_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
