@@ -397,6 +397,16 @@ fn run_error(py: Python<'_>, err: AwaleError, failure: Option<Failure>) -> PyErr
                 f.reason
             )
         }
+        // With several threads the error returned may come from another game in which the same
+        // agent failed (or refused to move after the abort): keep that game's "game N, ply M".
+        AwaleError::AgentFailed { agent, reason }
+            if agent == &f.agent && reason.starts_with("game ") =>
+        {
+            let at = reason
+                .split_once(": ")
+                .map_or(reason.as_str(), |(at, _)| at);
+            format!("agent '{agent}' failed: {at}: {}", f.reason)
+        }
         _ => format!("agent '{}' failed: ply {}: {}", f.agent, f.ply, f.reason),
     };
     match f.kind {
