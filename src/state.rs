@@ -504,14 +504,15 @@ impl State {
     fn sow_single(&mut self, rules: &Rules, origin: usize) -> usize {
         let n = rules.pits();
         let seeds = self.pits[origin] as usize;
-        self.pits[origin] = 0;
+        // Emptying the origin in a register, not in memory: a byte store followed by the wide
+        // load of the whole board would stall the load until the store is written back.
+        let mut bits = self.bits() & !byte_range(origin, origin + 1);
         let ring = if rules.skip_origin { n - 1 } else { n };
         let (laps, rem) = if seeds < ring {
             (0, seeds)
         } else {
             (seeds / ring, seeds % ring)
         };
-        let mut bits = self.bits();
         if laps > 0 {
             bits += laps as u128 * (ONES & LOW_BYTES[n]);
             if rules.skip_origin {

@@ -785,14 +785,17 @@ fn a_large_batch_steps_on_many_threads() {
 
 #[test]
 fn a_warm_batch_steps_without_allocating() {
-    for (spec, opponent) in [
-        ("abapa", Opponent::SelfPlay),
-        ("awale", Opponent::SelfPlay),
-        ("wari", Opponent::Greedy),
-        ("oware4", Opponent::Random),
-        ("oware6", Opponent::SelfPlay),
+    // The last configuration shares each step with a helper thread (pieces of 512 boards).
+    for (spec, opponent, n, threads) in [
+        ("abapa", Opponent::SelfPlay, 64, 1),
+        ("awale", Opponent::SelfPlay, 64, 1),
+        ("wari", Opponent::Greedy, 64, 1),
+        ("oware4", Opponent::Random, 64, 1),
+        ("oware6", Opponent::SelfPlay, 64, 1),
+        ("abapa", Opponent::SelfPlay, 1024, 2),
     ] {
-        let cfg = BatchConfig::new(spec.parse().unwrap(), 64)
+        let cfg = BatchConfig::new(spec.parse().unwrap(), n)
+            .with_threads(threads)
             .with_opponent(opponent)
             .with_opening(Opening::between(0, 4))
             .with_reset_mode(ResetMode::SameStep);
@@ -803,14 +806,14 @@ fn a_warm_batch_steps_without_allocating() {
         let mut plan: Vec<Vec<i64>> = Vec::new();
         // Warm up: the repetition histories grow to the longest capture-free stretch met.
         for _ in 0..1000 {
-            let a = random_actions(&buf, 64, &mut rng);
+            let a = random_actions(&buf, n, &mut rng);
             batch.step(&a, &mut buf.output()).unwrap();
         }
         // A first pass may still grow a history past its longest stretch so far; replaying the
         // same steps from a snapshot must not allocate at all.
         let snap = batch.snapshot();
         for _ in 0..300 {
-            let a = random_actions(&buf, 64, &mut rng);
+            let a = random_actions(&buf, n, &mut rng);
             batch.step(&a, &mut buf.output()).unwrap();
             plan.push(a);
         }
@@ -819,6 +822,9 @@ fn a_warm_batch_steps_without_allocating() {
         for a in &plan {
             step_allocs += alloc_count::count(|| batch.step(a, &mut buf.output()).unwrap());
         }
-        assert_eq!(step_allocs, 0, "{spec}: steps allocated");
+        assert_eq!(
+            step_allocs, 0,
+            "{spec} ({n} boards, {threads} threads): steps allocated"
+        );
     }
 }

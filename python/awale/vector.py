@@ -81,8 +81,10 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
             :class:`awale.AwaleEnv`.
         autoreset_mode: see above.
         copy: return fresh arrays.
-        threads: worker threads for the simulator (0: one per core; outputs never depend on
-            it).
+        threads: worker threads for the simulator, the calling thread included (0: one per
+            core; outputs never depend on it). Each thread takes at least 256 boards; helper
+            threads spin for 200 µs after a step before they sleep, so that a training loop's
+            next step finds them awake.
     """
 
     metadata = {

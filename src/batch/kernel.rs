@@ -10,7 +10,7 @@ use super::config::{Opening, ResetMode};
 use super::lanes::Lanes;
 use super::observation::{encode, encode_compact_fixed, mask_bytes, ObsEncoding, ObsValue};
 use super::opponent::{random_legal, Opponent};
-use crate::history::History;
+use super::repetition::Log;
 use crate::rules::{FirstPlayer, Rules};
 use crate::state::{State, Status};
 
@@ -44,7 +44,12 @@ impl Ctx<'_> {
     /// Starts a new episode on one board: a fresh start position (random first player if the
     /// rules draw one), the random opening, then the opponent's plies until the caller's seat
     /// is to move.
-    pub(crate) fn reset_board(&self, st: &mut State, hist: &mut History, rng: &mut ChaCha8Rng) {
+    pub(crate) fn reset_board<const W: usize>(
+        &self,
+        st: &mut State,
+        hist: &mut Log<'_, W>,
+        rng: &mut ChaCha8Rng,
+    ) {
         let r = &self.rules;
         for _ in 0..RESET_ATTEMPTS {
             let first = match r.first_player {
@@ -82,7 +87,12 @@ impl Ctx<'_> {
     /// With a policy opponent, plays its moves until the caller's seat is to move or the game is
     /// over. Does nothing in self-play.
     #[inline(always)]
-    fn play_opponents(&self, st: &mut State, hist: &mut History, rng: &mut ChaCha8Rng) {
+    fn play_opponents<const W: usize>(
+        &self,
+        st: &mut State,
+        hist: &mut Log<'_, W>,
+        rng: &mut ChaCha8Rng,
+    ) {
         if !self.self_play {
             self.opponents_reply(st, hist, rng);
         }
@@ -90,7 +100,12 @@ impl Ctx<'_> {
 
     /// The loop of [`Ctx::play_opponents`], out of line.
     #[inline(never)]
-    fn opponents_reply(&self, st: &mut State, hist: &mut History, rng: &mut ChaCha8Rng) {
+    fn opponents_reply<const W: usize>(
+        &self,
+        st: &mut State,
+        hist: &mut Log<'_, W>,
+        rng: &mut ChaCha8Rng,
+    ) {
         while !st.is_over() && st.to_move() != self.learner {
             let legal = st.legal_mask(&self.rules);
             if legal == 0 {
@@ -143,12 +158,12 @@ impl Ctx<'_> {
     /// Resets board `i` and writes its observation, mask and seat (not its rewards, flags or
     /// statistics).
     #[inline]
-    fn reset_and_view<O: ObsValue, const N: usize, const P: usize>(
+    fn reset_and_view<O: ObsValue, const N: usize, const P: usize, const W: usize>(
         &self,
         l: &mut Lanes<'_, O>,
         i: usize,
     ) {
-        self.reset_board(&mut l.states[i], &mut l.histories[i], &mut l.rngs[i]);
+        self.reset_board(&mut l.states[i], &mut l.reps.board::<W>(i), &mut l.rngs[i]);
         l.lengths[i] = 0;
         l.done[i] = false;
         l.masks[i] = l.states[i].legal_mask(&self.rules);
@@ -156,11 +171,20 @@ impl Ctx<'_> {
     }
 
     /// Resets the boards whose code is [`RESET`].
-    pub(crate) fn reset_lanes<O: ObsValue>(&self, mut l: Lanes<'_, O>) {
+    pub(crate) fn reset_lanes<O: ObsValue>(&self, l: Lanes<'_, O>) {
+        if l.reps.width() == 2 {
+            self.reset_all::<O, 2>(l)
+        } else {
+            self.reset_all::<O, 3>(l)
+        }
+    }
+
+    /// The reset loop, for keys of `W` words.
+    fn reset_all<O: ObsValue, const W: usize>(&self, mut l: Lanes<'_, O>) {
         for i in 0..l.len() {
             if l.codes[i] == RESET {
                 Self::clear_row(&mut l, i);
-                self.reset_and_view::<O, 0, 0>(&mut l, i);
+                self.reset_and_view::<O, 0, 0, W>(&mut l, i);
             }
         }
     }
@@ -173,35 +197,37 @@ impl Ctx<'_> {
         l.truncated.fill(false);
         l.episode_length.fill(0);
         l.episode_scores.fill(0);
-        match (self.rules.pits(), self.rules.players) {
-            (12, 2) => self.step_all::<O, 12, 2>(l),
-            (12, 3) => self.step_all::<O, 12, 3>(l),
-            (12, 4) => self.step_all::<O, 12, 4>(l),
-            (12, 6) => self.step_all::<O, 12, 6>(l),
-            _ => self.step_all::<O, 0, 0>(l),
+        match (self.rules.pits(), self.rules.players, l.reps.width()) {
+            (12, 2, 2) => self.step_all::<O, 12, 2, 2>(l),
+            (12, 3, 2) => self.step_all::<O, 12, 3, 2>(l),
+            (12, 4, 2) => self.step_all::<O, 12, 4, 2>(l),
+            (12, 6, 2) => self.step_all::<O, 12, 6, 2>(l),
+            (_, _, 2) => self.step_all::<O, 0, 0, 2>(l),
+            _ => self.step_all::<O, 0, 0, 3>(l),
         }
     }
 
-    /// The step loop, specialised for a board shape (see [`Ctx::write_view`]).
-    fn step_all<O: ObsValue, const N: usize, const P: usize>(&self, mut l: Lanes<'_, O>) {
-        let n = l.len();
-        for i in 0..n {
-            if i + PREFETCH_AHEAD < n {
-                prefetch_history_tail(&l.histories[i + PREFETCH_AHEAD]);
-            }
-            self.step_board::<O, N, P>(&mut l, i);
+    /// The step loop, specialised for a board shape (see [`Ctx::write_view`]) and a key
+    /// width.
+    fn step_all<O: ObsValue, const N: usize, const P: usize, const W: usize>(
+        &self,
+        mut l: Lanes<'_, O>,
+    ) {
+        for i in 0..l.len() {
+            l.reps.prefetch::<W>(i + PREFETCH_AHEAD);
+            self.step_board::<O, N, P, W>(&mut l, i);
         }
     }
 
     #[inline]
-    fn step_board<O: ObsValue, const N: usize, const P: usize>(
+    fn step_board<O: ObsValue, const N: usize, const P: usize, const W: usize>(
         &self,
         l: &mut Lanes<'_, O>,
         i: usize,
     ) {
         if l.done[i] {
             // Next-step reset: the action is ignored.
-            self.reset_and_view::<O, N, P>(l, i);
+            self.reset_and_view::<O, N, P, W>(l, i);
             return;
         }
         let r = &self.rules;
@@ -215,9 +241,10 @@ impl Ctx<'_> {
         } else {
             if code != IGNORE {
                 let info = st.apply_unchecked(r, code as usize);
-                l.histories[i].record(r, st, &info);
+                let mut log = l.reps.board::<W>(i);
+                log.record(r, st, &info);
                 l.lengths[i] += 1;
-                self.play_opponents(st, &mut l.histories[i], &mut l.rngs[i]);
+                self.play_opponents(st, &mut log, &mut l.rngs[i]);
             }
             match st.status() {
                 Status::Ongoing => {
@@ -238,7 +265,7 @@ impl Ctx<'_> {
             if let Some(f) = l.final_obs.as_deref_mut() {
                 encode(self.enc, r, &l.states[i], &mut f[i * od..(i + 1) * od]);
             }
-            self.reset_board(&mut l.states[i], &mut l.histories[i], &mut l.rngs[i]);
+            self.reset_board(&mut l.states[i], &mut l.reps.board::<W>(i), &mut l.rngs[i]);
             l.lengths[i] = 0;
             l.masks[i] = l.states[i].legal_mask(r);
         } else {
@@ -273,22 +300,6 @@ pub(crate) fn returns_into(rules: &Rules, st: &State, out: &mut [f32]) {
 
 /// How many boards ahead the step loop prefetches a repetition history.
 const PREFETCH_AHEAD: usize = 8;
-
-/// Asks the CPU to fetch the cache line where `hist` records its next position: the histories
-/// are separate heap buffers, so in large batches that line is usually far from the cache.
-#[inline(always)]
-fn prefetch_history_tail(hist: &History) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let keys = hist.keys();
-        let tail = keys.as_ptr().wrapping_add(keys.len()) as *const i8;
-        // SAFETY: a prefetch is only a hint; it never faults and reads nothing the program sees,
-        // whatever the address (here, at most one element past the end of a live buffer).
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(tail) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = hist;
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,12 @@
 //! The struct-of-arrays board storage ([`Boards`]) and [`Lanes`], a mutable view of a range of
 //! boards together with the matching rows of the caller's buffers, which splits in two for
-//! rayon's divide and conquer without allocating.
+//! pieces for the threads of a step without allocating.
 
 use rand_chacha::ChaCha8Rng;
 
 use super::buffers::StepOutput;
 use super::observation::ObsValue;
-use crate::history::History;
+use super::repetition::{RepLanes, Repetitions};
 use crate::state::State;
 
 /// Every board's mutable content, one array per field.
@@ -14,8 +14,8 @@ use crate::state::State;
 pub(crate) struct Boards {
     /// Positions.
     pub(crate) states: Vec<State>,
-    /// Repetition histories (capacity kept across resets).
-    pub(crate) histories: Vec<History>,
+    /// Repetition logs (positions since each board's last capture).
+    pub(crate) reps: Repetitions,
     /// Random streams.
     pub(crate) rngs: Vec<ChaCha8Rng>,
     /// Legal-action masks of the current positions; 0 when the board cannot be stepped.
@@ -29,7 +29,7 @@ pub(crate) struct Boards {
 /// A contiguous range of boards with the matching rows of the output buffers.
 pub(crate) struct Lanes<'a, O: ObsValue> {
     pub(crate) states: &'a mut [State],
-    pub(crate) histories: &'a mut [History],
+    pub(crate) reps: RepLanes<'a>,
     pub(crate) rngs: &'a mut [ChaCha8Rng],
     pub(crate) masks: &'a mut [u16],
     pub(crate) done: &'a mut [bool],
@@ -66,7 +66,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
     ) -> Lanes<'a, O> {
         Lanes {
             states: &mut boards.states,
-            histories: &mut boards.histories,
+            reps: boards.reps.lanes(),
             rngs: &mut boards.rngs,
             masks: &mut boards.masks,
             done: &mut boards.done,
@@ -96,7 +96,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
     pub(crate) fn split_at(self, mid: usize) -> (Lanes<'a, O>, Lanes<'a, O>) {
         let (od, h, p) = (self.obs_dim, self.houses, self.players);
         let (states_a, states_b) = split(self.states, mid);
-        let (hist_a, hist_b) = split(self.histories, mid);
+        let (hist_a, hist_b) = self.reps.split_at(mid);
         let (rngs_a, rngs_b) = split(self.rngs, mid);
         let (masks_a, masks_b) = split(self.masks, mid);
         let (done_a, done_b) = split(self.done, mid);
@@ -120,7 +120,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
         (
             Lanes {
                 states: states_a,
-                histories: hist_a,
+                reps: hist_a,
                 rngs: rngs_a,
                 masks: masks_a,
                 done: done_a,
@@ -141,7 +141,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
             },
             Lanes {
                 states: states_b,
-                histories: hist_b,
+                reps: hist_b,
                 rngs: rngs_b,
                 masks: masks_b,
                 done: done_b,
@@ -163,19 +163,20 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
         )
     }
 
-    /// Runs `f` on pieces of at most `grain` boards, in parallel on the current rayon pool.
-    /// Every board is processed exactly once and independently of the others, so the result
-    /// does not depend on how the range is split.
-    pub(crate) fn par_run<F>(self, grain: usize, f: &F)
-    where
-        F: Fn(Lanes<'_, O>) + Sync,
-    {
-        let len = self.len();
-        if len <= grain.max(1) {
-            f(self);
-        } else {
-            let (a, b) = self.split_at(len / 2);
-            rayon::join(|| a.par_run(grain, f), || b.par_run(grain, f));
-        }
+    /// The boards cut into `k` consecutive pieces of nearly equal size.
+    pub(crate) fn split_even(self, k: usize) -> impl Iterator<Item = Lanes<'a, O>> {
+        let mut rest = Some(self);
+        let mut left = k.max(1);
+        std::iter::from_fn(move || {
+            let lanes = rest.take()?;
+            if left == 1 {
+                return Some(lanes);
+            }
+            let mid = lanes.len() / left;
+            let (piece, more) = lanes.split_at(mid);
+            left -= 1;
+            rest = Some(more);
+            Some(piece)
+        })
     }
 }

@@ -78,9 +78,11 @@
 //!
 //! # Threads
 //!
-//! With `threads` above 1 the batch owns a rayon pool of that many workers and splits the boards
-//! into pieces of at least 256 (about four pieces per thread); smaller batches, and every batch
-//! with `threads = 1`, step on the calling thread.
+//! With `threads` above 1 the batch starts `threads - 1` helper threads, and each step is cut
+//! into pieces of at least 256 boards (one per thread, at most 32) shared between the calling thread
+//! and the helpers; smaller batches, and every batch with `threads = 1`, step on the calling
+//! thread alone. Between steps the helpers spin for 200 µs before they sleep, so that stepping
+//! in a loop never waits for a thread to wake: expect them to use a core while you step.
 //!
 //! # Reproducibility
 //!
@@ -96,8 +98,10 @@ mod kernel;
 mod lanes;
 pub mod observation;
 mod opponent;
+mod repetition;
 mod rng;
 mod snapshot;
+mod team;
 
 pub use buffers::{BatchAction, StepBuffers, StepOutput};
 pub use config::{BatchConfig, IllegalActionPolicy, Opening, ResetMode, MAX_BOARDS, MAX_THREADS};
@@ -108,26 +112,32 @@ pub use snapshot::BatchSnapshot;
 
 use kernel::{Ctx, IGNORE, KEEP, LOSS, RESET};
 use lanes::{Boards, Lanes};
+use repetition::Repetitions;
 use snapshot::BoardSnapshot;
+use team::{Team, MAX_PIECES};
 
 use crate::error::{AwaleError, Result};
-use crate::history::History;
 use crate::rules::Rules;
-use crate::state::{PositionKey, State};
+use crate::state::State;
 
-/// Room preallocated in each board's repetition history.
-const HISTORY_CAPACITY: usize = 16;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Fewest boards worth handing to another thread (about 10 µs of work): smaller batches step
 /// on the calling thread.
 const MIN_GRAIN: usize = 256;
 
+/// How many pieces a job on `n` boards is cut into: one per thread (finer pieces, stolen back
+/// and forth, moved boards between the cores' caches and measured slower), none smaller than
+/// [`MIN_GRAIN`] boards.
+fn pieces(n: usize, team: &Team) -> usize {
+    (n / MIN_GRAIN).min(team.threads()).min(MAX_PIECES)
+}
+
 /// `N` boards stepped together (see the [module docs](self) for the conventions).
 pub struct Batch {
     config: BatchConfig,
     obs_dim: usize,
-    pool: Option<rayon::ThreadPool>,
-    grain: usize,
+    team: Option<Team>,
     boards: Boards,
     codes: Vec<u8>,
 }
@@ -146,24 +156,16 @@ impl Batch {
     /// Builds a batch and starts an episode on every board (drawing from the seed's streams).
     ///
     /// Fails with [`AwaleError::BadBatchInput`] (or the rules' own error) when the
-    /// configuration is invalid, the thread pool cannot start, or, with a built-in opponent,
+    /// configuration is invalid, the helper threads cannot start, or, with a built-in opponent,
     /// the rules end a game before the learner's first move.
     pub fn new(config: BatchConfig) -> Result<Batch> {
         config.validate()?;
         let n = config.num_boards;
         let threads = config.resolved_threads();
-        let pool = if threads > 1 {
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("awale-batch-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        AwaleError::BadBatchInput(format!(
-                            "cannot start {threads} worker threads: {e}"
-                        ))
-                    })?,
-            )
+        let team = if threads > 1 {
+            Some(Team::new(threads).map_err(|e| {
+                AwaleError::BadBatchInput(format!("cannot start {threads} worker threads: {e}"))
+            })?)
         } else {
             None
         };
@@ -171,9 +173,7 @@ impl Batch {
         let start = State::initial(&rules, 0);
         let boards = Boards {
             states: vec![start; n],
-            histories: (0..n)
-                .map(|_| History::with_capacity(HISTORY_CAPACITY))
-                .collect(),
+            reps: Repetitions::new(&rules, n),
             rngs: (0..n).map(|i| board_rng(config.seed, i)).collect(),
             masks: vec![0; n],
             done: vec![false; n],
@@ -181,9 +181,8 @@ impl Batch {
         };
         let mut batch = Batch {
             obs_dim: config.obs.dim(&rules),
-            grain: (n.div_ceil(threads * 4)).max(MIN_GRAIN),
             config,
-            pool,
+            team,
             boards,
             codes: vec![RESET; n],
         };
@@ -231,7 +230,7 @@ impl Batch {
 
     /// Worker threads in use.
     pub fn threads(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+        self.team.as_ref().map_or(1, Team::threads)
     }
 
     /// The seat the caller plays against a built-in opponent; `None` in self-play.
@@ -263,7 +262,7 @@ impl Batch {
         )
     }
 
-    /// Runs `work` over every board, on the pool when there is one.
+    /// Runs `work` over every board, with the helper threads when there are any.
     fn run<O: ObsValue>(&mut self, out: &mut StepOutput<'_, O>, work: fn(&Ctx<'_>, Lanes<'_, O>)) {
         let ctx = make_ctx(&self.config);
         let (od, h, p) = (
@@ -272,10 +271,10 @@ impl Batch {
             self.config.rules.players as usize,
         );
         let lanes = Lanes::new(&mut self.boards, &self.codes, out, od, h, p);
-        match &self.pool {
-            Some(pool) if lanes.len() > self.grain => {
-                let grain = self.grain;
-                pool.install(|| lanes.par_run(grain, &|l| work(&ctx, l)));
+        match &mut self.team {
+            Some(team) if pieces(lanes.len(), team) > 1 => {
+                let k = pieces(lanes.len(), team);
+                team.run_pieces(lanes.split_even(k), &|l| work(&ctx, l));
             }
             _ => work(&ctx, lanes),
         }
@@ -327,20 +326,23 @@ impl Batch {
             disabled: self.config.reset_mode == ResetMode::Disabled,
         };
         let b = &self.boards;
-        let grain = self.grain;
-        let first_bad = match &self.pool {
-            Some(pool) if n > grain => pool.install(|| {
-                use rayon::prelude::*;
-                self.codes
-                    .par_chunks_mut(grain)
-                    .zip(actions.par_chunks(grain))
-                    .zip(b.masks.par_chunks(grain).zip(b.done.par_chunks(grain)))
-                    .enumerate()
-                    .filter_map(|(k, ((c, a), (m, d_)))| {
-                        d.decode(c, a, m, d_).map(|i| k * grain + i)
-                    })
-                    .min()
-            }),
+        let first_bad = match &mut self.team {
+            Some(team) if pieces(n, team) > 1 => {
+                let size = n.div_ceil(pieces(n, team));
+                let first = AtomicUsize::new(usize::MAX);
+                let chunks = self
+                    .codes
+                    .chunks_mut(size)
+                    .zip(actions.chunks(size))
+                    .zip(b.masks.chunks(size).zip(b.done.chunks(size)))
+                    .enumerate();
+                team.run_pieces(chunks, &|(k, ((c, a), (m, d_)))| {
+                    if let Some(i) = d.decode(c, a, m, d_) {
+                        first.fetch_min(k * size + i, Ordering::Relaxed);
+                    }
+                });
+                Some(first.into_inner()).filter(|&i| i != usize::MAX)
+            }
             _ => d.decode(&mut self.codes, actions, &b.masks, &b.done),
         };
         match first_bad {
@@ -476,7 +478,7 @@ impl Batch {
             boards: (0..self.num_boards())
                 .map(|i| BoardSnapshot {
                     state: b.states[i],
-                    history: BoardSnapshot::pack_keys(b.histories[i].keys()),
+                    history: BoardSnapshot::pack_keys(&b.reps.keys(i)),
                     rng: RngSnapshot::of(&b.rngs[i]),
                     done: b.done[i],
                     length: b.lengths[i],
@@ -493,12 +495,9 @@ impl Batch {
         snap.check(&self.config.rules, self.num_boards())?;
         let rules = self.config.rules;
         let b = &mut self.boards;
-        let mut keys: Vec<PositionKey> = Vec::new();
         for (i, s) in snap.boards.iter().enumerate() {
             b.states[i] = s.state;
-            keys.clear();
-            keys.extend(s.keys());
-            b.histories[i].set_keys(&keys);
+            b.reps.set_keys(i, s.keys());
             b.rngs[i] = s.rng.restore();
             b.done[i] = s.done;
             b.lengths[i] = s.length;

@@ -106,7 +106,7 @@ impl BatchSnapshot {
                     "snapshot board {i} holds a position that is impossible under {rules}"
                 ));
             }
-            if b.history.iter().any(|&(_, _, m)| m as usize >= p) {
+            if !b.keys().all(|k| super::repetition::key_fits(rules, k)) {
                 return bad(format!(
                     "snapshot board {i} has a corrupt repetition history"
                 ));

@@ -78,6 +78,10 @@ struct BatchArgs {
     /// Master seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Measurements per configuration; the table shows their median rate and the range
+    /// (shared or virtual machines vary by tens of percent from run to run).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: u32,
     /// Print one JSON object per measurement instead of a table row.
     #[arg(long)]
     json: bool,
@@ -169,8 +173,8 @@ fn run_batch(a: BatchArgs) -> Result<(), Box<dyn std::error::Error>> {
             "batch {rules}, opponent {opponent}, reset {reset}: random legal actions, step time only"
         );
         println!(
-            "{:>8} {:>7} {:>16} {:>9} {:>12} {:>16}",
-            "boards", "threads", "obs", "steps", "seconds", "board-steps/s"
+            "{:>8} {:>7} {:>16} {:>9} {:>12} {:>16} {:>25}",
+            "boards", "threads", "obs", "steps", "seconds", "board-steps/s", "range"
         );
     }
     for &enc in &encodings {
@@ -187,32 +191,48 @@ fn run_batch(a: BatchArgs) -> Result<(), Box<dyn std::error::Error>> {
                     .with_opponent(opponent.clone())
                     .with_reset_mode(reset)
                     .with_seed(a.seed);
-                let m = measure(cfg, steps)?;
-                let secs = m.step_time.as_secs_f64();
-                let rate = if secs > 0.0 {
-                    m.board_steps as f64 / secs
-                } else {
-                    0.0
-                };
-                if a.json {
+                let mut runs = Vec::with_capacity(a.repeat as usize);
+                for _ in 0..a.repeat {
+                    let m = measure(cfg.clone(), steps)?;
+                    let secs = m.step_time.as_secs_f64();
+                    let rate = if secs > 0.0 {
+                        m.board_steps as f64 / secs
+                    } else {
+                        0.0
+                    };
+                    if a.json {
+                        println!(
+                            "{}",
+                            serde_json::json!({
+                                "rules": rules.to_string(),
+                                "boards": boards,
+                                "threads": threads,
+                                "obs": enc.to_string(),
+                                "opponent": opponent.name(),
+                                "steps": steps,
+                                "board_steps": m.board_steps,
+                                "episodes": m.episodes,
+                                "seconds": secs,
+                                "board_steps_per_second": rate,
+                            })
+                        );
+                    }
+                    runs.push((rate, secs));
+                }
+                if !a.json {
+                    runs.sort_by(|x, y| x.0.total_cmp(&y.0));
+                    let (rate, secs) = runs[runs.len() / 2];
+                    let range = if runs.len() > 1 {
+                        format!(
+                            "{} - {}",
+                            group_thousands(runs[0].0 as u64),
+                            group_thousands(runs[runs.len() - 1].0 as u64)
+                        )
+                    } else {
+                        String::new()
+                    };
                     println!(
-                        "{}",
-                        serde_json::json!({
-                            "rules": rules.to_string(),
-                            "boards": boards,
-                            "threads": threads,
-                            "obs": enc.to_string(),
-                            "opponent": opponent.name(),
-                            "steps": steps,
-                            "board_steps": m.board_steps,
-                            "episodes": m.episodes,
-                            "seconds": secs,
-                            "board_steps_per_second": rate,
-                        })
-                    );
-                } else {
-                    println!(
-                        "{boards:>8} {threads:>7} {:>16} {steps:>9} {secs:>12.3} {:>16}",
+                        "{boards:>8} {threads:>7} {:>16} {steps:>9} {secs:>12.3} {:>16} {range:>25}",
                         enc.to_string(),
                         group_thousands(rate as u64)
                     );
