@@ -1,4 +1,4 @@
-"""Helpers shared by the environments: argument checks, spaces and seeds."""
+"""Helpers shared by the environments: argument checks, spaces, seeds and pickling."""
 
 from __future__ import annotations
 
@@ -27,6 +27,30 @@ GYM_NAMES = {
 OpeningArg = Union[int, Tuple[int, int], None]
 
 _SEED_LIMIT = 1 << 64
+
+#: Attributes holding NumPy views of the simulator's buffers: never pickled, rebuilt by the
+#: environment's ``_bind()`` after unpickling.
+BUFFER_VIEWS = (
+    "_obs",
+    "_final_obs",
+    "_mask",
+    "_reward",
+    "_rewards",
+    "_terminated",
+    "_truncated",
+    "_to_move",
+    "_length",
+    "_scores",
+    "_all",
+)
+
+
+def state_without_views(env: Any) -> dict[str, Any]:
+    """``env.__dict__`` without the buffer views (for ``__getstate__``)."""
+    state = env.__dict__.copy()
+    for k in BUFFER_VIEWS:
+        state.pop(k, None)
+    return state
 
 
 def rules_of(rules: Union[str, "_core.Rules"]) -> _core.Rules:

@@ -19,6 +19,7 @@ from awale._common import (
     entropy_seed,
     observation_box,
     rules_of,
+    state_without_views,
 )
 
 _PREFIX = "bad batch input: board 0: "
@@ -192,20 +193,7 @@ class AwaleEnv(gym.Env):
         pass
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        for k in (
-            "_obs",
-            "_mask",
-            "_reward",
-            "_rewards",
-            "_terminated",
-            "_truncated",
-            "_to_move",
-            "_length",
-            "_scores",
-        ):
-            state.pop(k, None)
-        return state
+        return state_without_views(self)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

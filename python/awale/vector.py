@@ -24,6 +24,7 @@ from awale._common import (
     entropy_seed,
     observation_box,
     rules_of,
+    state_without_views,
 )
 
 _MODE_NAMES = {
@@ -269,22 +270,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
         pass
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        for k in (
-            "_obs",
-            "_final_obs",
-            "_mask",
-            "_reward",
-            "_rewards",
-            "_terminated",
-            "_truncated",
-            "_to_move",
-            "_length",
-            "_scores",
-            "_all",
-        ):
-            state.pop(k, None)
-        return state
+        return state_without_views(self)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
