@@ -220,6 +220,30 @@ impl State {
         Ok(s)
     }
 
+    /// Whether this position can belong to a game under `rules`: its pits and stores hold the
+    /// rules' seed total, the pits and stores past the rules' board are empty, and the player
+    /// to move exists. A deserialized state should be checked before it is played.
+    ///
+    /// ```
+    /// use awale::{Rules, State};
+    /// let abapa = Rules::abapa();
+    /// let three: Rules = "abapa:seeds=3".parse().unwrap();
+    /// assert!(State::initial(&abapa, 0).fits(&abapa));
+    /// assert!(!State::initial(&abapa, 0).fits(&three)); // 48 seeds where 36 are played
+    /// ```
+    pub fn fits(&self, rules: &Rules) -> bool {
+        let n = rules.pits();
+        let p = rules.players as usize;
+        let seeds: u32 = self.pits[..n]
+            .iter()
+            .chain(&self.scores[..p])
+            .map(|&x| u32::from(x))
+            .sum();
+        let unused =
+            self.pits[n..].iter().any(|&x| x != 0) || self.scores[p..].iter().any(|&x| x != 0);
+        seeds == rules.total_seeds() && !unused && self.to_move() < p
+    }
+
     /// Seeds in each pit (only the first `rules.pits()` entries are used).
     #[inline]
     pub fn pits(&self) -> &[u8; MAX_PITS] {

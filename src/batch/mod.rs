@@ -126,13 +126,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// on the calling thread.
 const MIN_GRAIN: usize = 256;
 
-/// How many pieces a job on `n` boards is cut into: one per thread (finer pieces, stolen back
-/// and forth, moved boards between the cores' caches and measured slower), none smaller than
-/// [`MIN_GRAIN`] boards.
-fn pieces(n: usize, team: &Team) -> usize {
-    (n / MIN_GRAIN).min(team.threads()).min(MAX_PIECES)
-}
-
 /// `N` boards stepped together (see the [module docs](self) for the conventions).
 pub struct Batch {
     config: BatchConfig,
@@ -262,6 +255,15 @@ impl Batch {
         )
     }
 
+    /// How many pieces a job on `n` boards is cut into (1: the calling thread does it all): one
+    /// per thread (finer pieces, stolen back and forth, moved boards between the cores' caches
+    /// and measured slower), none smaller than [`MIN_GRAIN`] boards.
+    fn pieces(&self, n: usize) -> usize {
+        self.team.as_ref().map_or(1, |team| {
+            (n / MIN_GRAIN).min(team.threads()).min(MAX_PIECES).max(1)
+        })
+    }
+
     /// Runs `work` over every board, with the helper threads when there are any.
     fn run<O: ObsValue>(&mut self, out: &mut StepOutput<'_, O>, work: fn(&Ctx<'_>, Lanes<'_, O>)) {
         let ctx = make_ctx(&self.config);
@@ -270,10 +272,10 @@ impl Batch {
             self.config.rules.houses as usize,
             self.config.rules.players as usize,
         );
+        let k = self.pieces(self.num_boards());
         let lanes = Lanes::new(&mut self.boards, &self.codes, out, od, h, p);
         match &mut self.team {
-            Some(team) if pieces(lanes.len(), team) > 1 => {
-                let k = pieces(lanes.len(), team);
+            Some(team) if k > 1 => {
                 team.run_pieces(lanes.split_even(k), &|l| work(&ctx, l));
             }
             _ => work(&ctx, lanes),
@@ -325,10 +327,11 @@ impl Batch {
             loss: self.config.illegal == IllegalActionPolicy::Loss,
             disabled: self.config.reset_mode == ResetMode::Disabled,
         };
+        let k = self.pieces(n);
         let b = &self.boards;
         let first_bad = match &mut self.team {
-            Some(team) if pieces(n, team) > 1 => {
-                let size = n.div_ceil(pieces(n, team));
+            Some(team) if k > 1 => {
+                let size = n.div_ceil(k);
                 let first = AtomicUsize::new(usize::MAX);
                 let chunks = self
                     .codes

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rng::RngSnapshot;
 use crate::error::{AwaleError, Result};
-use crate::rules::{Rules, MAX_PITS, MAX_PLAYERS};
+use crate::rules::Rules;
 use crate::state::{PositionKey, State};
 
 /// One board of a snapshot.
@@ -89,19 +89,10 @@ impl BatchSnapshot {
                 self.boards.len()
             ));
         }
-        let n = rules.pits();
-        let p = rules.players as usize;
         for (i, b) in self.boards.iter().enumerate() {
             let s = &b.state;
-            let seeds: u32 = s.pits()[..n]
-                .iter()
-                .chain(&s.scores()[..p])
-                .map(|&x| x as u32)
-                .sum();
-            let unused = s.pits()[n..MAX_PITS].iter().any(|&x| x != 0)
-                || s.scores()[p..MAX_PLAYERS].iter().any(|&x| x != 0);
             let stuck = !b.done && !s.is_over() && s.legal_mask(rules) == 0;
-            if seeds != rules.total_seeds() || unused || s.to_move() >= p || stuck {
+            if !s.fits(rules) || stuck {
                 return bad(format!(
                     "snapshot board {i} holds a position that is impossible under {rules}"
                 ));

@@ -8,7 +8,7 @@ use super::{house_arg, rules_arg, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{encode_state, ObsEncoding, ObsValue};
 use crate::game::Game;
 use crate::notation::{self, GameRecord};
-use crate::rules::{Rules, MAX_PITS, MAX_PLAYERS};
+use crate::rules::Rules;
 use crate::state::{State, Status};
 
 /// Writes the observation of `state` as seen by `perspective` (the layout of
@@ -151,16 +151,7 @@ fn end_reason(s: Status) -> Option<&'static str> {
 
 /// Checks a deserialized position against its rules (seed total, unused slots, seat).
 fn check_state(rules: &Rules, s: &State) -> PyResult<()> {
-    let n = rules.pits();
-    let p = rules.players as usize;
-    let seeds: u32 = s.pits()[..n]
-        .iter()
-        .chain(&s.scores()[..p])
-        .map(|&x| x as u32)
-        .sum();
-    let unused = s.pits()[n..MAX_PITS].iter().any(|&x| x != 0)
-        || s.scores()[p..MAX_PLAYERS].iter().any(|&x| x != 0);
-    if seeds != rules.total_seeds() || unused || s.to_move() >= p {
+    if !s.fits(rules) {
         return Err(PyValueError::new_err(format!(
             "the pickled position is impossible under {rules}"
         )));
