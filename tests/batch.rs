@@ -366,6 +366,19 @@ fn restore_refuses_foreign_or_corrupt_snapshots() {
     let bad: BatchSnapshot = serde_json::from_value(json).unwrap();
     let e = a.restore(&bad).unwrap_err();
     assert!(e.to_string().contains("board 1"), "{e}");
+    // Repetition histories with impossible positions: seeds in pit 13, past the board (byte 5
+    // of the high word), a player who does not exist, more seeds than the game has.
+    for (lo, hi, mover) in [(0u64, 1u64 << 40, 0u8), (0, 0, 2), (u64::MAX, 0, 0)] {
+        let mut json: serde_json::Value = serde_json::to_value(a.snapshot()).unwrap();
+        json["boards"][3]["history"] = serde_json::json!([[lo, hi, mover]]);
+        let bad: BatchSnapshot = serde_json::from_value(json).unwrap();
+        let e = a.restore(&bad).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("board 3 has a corrupt repetition history"),
+            "{e}"
+        );
+    }
     assert_eq!(a.snapshot(), before);
 }
 
