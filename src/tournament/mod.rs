@@ -20,8 +20,8 @@
 //! is a win, equal a draw (a game cut off at the ply limit is adjudicated the same way). The
 //! report has the crosstable, ratings by maximum-likelihood Elo with 95% intervals ([`crate::elo`])
 //! with an anchor agent fixed at a rating (by default `random` at 0, else the first entrant),
-//! the likelihood-of-superiority table, and the games as replayable [`GameRecord`]s. It is
-//! written as `results.json`, `ratings.csv`, `crosstable.csv`, `los.csv` and `games.csv`.
+//! the likelihood-of-superiority table, and the games as replayable
+//! [`GameRecord`](crate::notation::GameRecord)s. It is written as `results.json`, `ratings.csv`, `crosstable.csv`, `los.csv` and `games.csv`.
 //!
 //! ```
 //! use awale::tournament::{run, Entrant, TournamentConfig};
@@ -41,7 +41,15 @@
 //! let replayed = report.games[0].record.replay().unwrap();
 //! assert!(replayed.is_over());
 //! ```
-
+//!
+//! **Progress and stop.** [`run_observed`] reports every finished game to a
+//! [`TournamentObserver`], which may also stop the run: finished games are kept (and saved), and
+//! the same call resumes it. The command line draws its progress bar with one, the Python binding
+//! reports progress and handles Ctrl-C with one, the trainer's evaluation too.
+//!
+//! **Failures.** When agents fail, the error returned is that of the failing game with the
+//! lowest index, whatever the number of threads.
+//!
 //! The module is split by job: [`schedule`](fn@schedule) (pairings, seats, openings), the
 //! store (`tournament.json`, `games.jsonl`, resume), the report ([`TournamentReport`]: tables and
 //! result files) and the runner ([`run`], [`run_observed`] with a [`TournamentObserver`] that
