@@ -1,4 +1,4 @@
-//! The `awale` binary: rules, show, play and perft, run as a user would.
+//! The `awale` binary: rules, show, play, perft and tournament, run as a user would.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -410,4 +410,39 @@ fn help_teaches_with_examples() {
         assert!(out.contains("Examples:"), "{cmd}: {out}");
         assert!(out.contains(&format!("awale {cmd}")), "{cmd}: {out}");
     }
+}
+
+#[test]
+fn tournament_runs_in_parts_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("awale-cli-tournament-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let args = [
+        "tournament",
+        "--agents",
+        "random,greedy",
+        "--games",
+        "4",
+        "--max-plies",
+        "100",
+        "--threads",
+        "2",
+        "--out",
+        d,
+    ];
+    let part = awale(&[&args[..], &["--limit", "3"]].concat(), "");
+    assert!(part.status.success(), "{}", stderr(&part));
+    let out = stdout(&part);
+    assert!(out.contains("3 of 4 games (incomplete)"), "{out}");
+    assert!(out.contains("1 games left"), "{out}");
+    // The progress bar is drawn on stderr, or not at all when it is not a terminal.
+    assert!(!stderr(&part).contains("panicked"));
+    let rest = awale(&[&args[..], &["--no-progress"]].concat(), "");
+    assert!(rest.status.success(), "{}", stderr(&rest));
+    let out = stdout(&rest);
+    assert!(out.contains("4 of 4 games,"), "{out}");
+    assert!(!out.contains("games left"), "{out}");
+    let lines = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 4);
+    let _ = std::fs::remove_dir_all(&dir);
 }

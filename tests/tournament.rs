@@ -2,9 +2,15 @@
 
 use std::fs;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
 
-use awale::agents::{Agent, Turn};
-use awale::tournament::{run, Entrant, Format, GameResult, TournamentConfig, TournamentReport};
+use awale::agents::{derive_seed, Agent, Turn};
+use awale::tournament::{
+    run, run_observed, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
+    TournamentReport,
+};
 use awale::{AwaleError, Result, Rules};
 
 /// A fresh, empty folder for one test.
@@ -301,4 +307,180 @@ fn custom_agents_take_part_and_illegal_moves_are_errors() {
     cfg.anchor = Some("nobody".into());
     assert!(run(&cfg, &entrants(&["random", "greedy"], &rules)).is_err());
     assert!(run(&config(rules, 2), &entrants(&["random"], &rules)).is_err());
+}
+
+/// Records what the tournament tells it; stops once `stop_after` games are finished (if set).
+#[derive(Default)]
+struct Recorder {
+    started: Mutex<Vec<Progress>>,
+    finished: Mutex<Vec<(usize, Progress)>>,
+    stop_after: Option<usize>,
+    polls: AtomicUsize,
+}
+
+impl TournamentObserver for Recorder {
+    fn started(&self, progress: Progress) {
+        self.started.lock().unwrap().push(progress);
+    }
+    fn game_finished(&self, game: &GameResult, progress: Progress) {
+        self.finished.lock().unwrap().push((game.index, progress));
+    }
+    fn should_stop(&self) -> bool {
+        self.polls.fetch_add(1, Ordering::Relaxed);
+        self.stop_after
+            .is_some_and(|n| self.finished.lock().unwrap().len() >= n)
+    }
+}
+
+#[test]
+fn the_observer_sees_every_finished_game_once_in_counting_order() {
+    let rules = Rules::abapa();
+    let players = entrants(&["random", "greedy", "alphabeta:depth=1"], &rules);
+    let dir = scratch("observer-counts");
+    let mut cfg = config(rules, 4);
+    cfg.threads = 3;
+    cfg.out = Some(dir.clone());
+    cfg.game_limit = Some(5);
+    let rec = Recorder::default();
+    let first = run_observed(&cfg, &players, &rec).unwrap();
+    assert_eq!(first.games_played, 5);
+    assert!(!first.stopped && !first.complete);
+    assert_eq!(
+        *rec.started.lock().unwrap(),
+        vec![Progress {
+            done: 0,
+            scheduled: 12
+        }]
+    );
+    assert!(rec.polls.load(Ordering::Relaxed) > 0);
+
+    // The rest, resumed: `started` counts the saved games, every new game comes once.
+    cfg.game_limit = None;
+    let rec2 = Recorder::default();
+    let full = run_observed(&cfg, &players, &rec2).unwrap();
+    assert!(full.complete);
+    assert_eq!(
+        *rec2.started.lock().unwrap(),
+        vec![Progress {
+            done: 5,
+            scheduled: 12
+        }]
+    );
+    let mut seen: Vec<usize> = rec.finished.lock().unwrap().iter().map(|f| f.0).collect();
+    let later = rec2.finished.lock().unwrap().clone();
+    // `done` counts up by one per call, whatever thread finished the game.
+    let dones: Vec<usize> = later.iter().map(|f| f.1.done).collect();
+    assert_eq!(dones, (6..=12).collect::<Vec<_>>());
+    assert!(later.iter().all(|f| f.1.scheduled == 12));
+    seen.extend(later.iter().map(|f| f.0));
+    seen.sort_unstable();
+    assert_eq!(seen, (0..12).collect::<Vec<_>>());
+    assert_eq!(full.games, run(&config(rules, 4), &players).unwrap().games);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn should_stop_stops_the_run_and_it_resumes_to_the_same_result() {
+    let rules = Rules::abapa();
+    let players = entrants(&["random", "greedy", "alphabeta:depth=2"], &rules);
+    let straight = run(&config(rules, 6), &players).unwrap();
+    for threads in [1, 2] {
+        let dir = scratch(&format!("observer-stop-{threads}"));
+        let mut cfg = config(rules, 6);
+        cfg.threads = threads;
+        cfg.out = Some(dir.clone());
+        let rec = Recorder {
+            stop_after: Some(4),
+            ..Recorder::default()
+        };
+        let stopped = run_observed(&cfg, &players, &rec).unwrap();
+        assert!(stopped.stopped && !stopped.complete, "{threads} threads");
+        // Games in play when the stop came are abandoned at their next move, not counted (one
+        // whose last move was under way may still finish).
+        let n = stopped.games_played;
+        assert!(
+            (4..=3 + threads).contains(&n),
+            "{threads} threads: {n} games"
+        );
+        assert_eq!(rec.finished.lock().unwrap().len(), n);
+        let saved = fs::read_to_string(dir.join("games.jsonl")).unwrap();
+        assert_eq!(saved.lines().count(), n);
+        assert!(dir.join("results.json").exists());
+        assert!(stopped
+            .table()
+            .contains(&format!("{n} of 18 games (incomplete)")));
+
+        let resumed = run(&cfg, &players).unwrap();
+        assert!(resumed.complete && !resumed.stopped);
+        assert_eq!(resumed.table(), straight.table());
+        assert_eq!(resumed.standings, straight.standings);
+        assert_eq!(resumed.games, straight.games);
+        let _ = fs::remove_dir_all(&dir);
+    }
+    // A stop asked before any game: nothing is played.
+    let rec = Recorder {
+        stop_after: Some(0),
+        ..Recorder::default()
+    };
+    let none = run_observed(&config(rules, 2), &players, &rec).unwrap();
+    assert!(none.stopped && none.games_played == 0);
+}
+
+/// Fails at its first move of every game; in game 0, only after a wait, so that later games
+/// fail first in time.
+struct SlowInGameZero {
+    game_zero_seeds: Vec<u64>,
+    slow: bool,
+}
+
+impl Agent for SlowInGameZero {
+    fn name(&self) -> String {
+        "failer".into()
+    }
+    fn select(&mut self, _turn: &Turn<'_>) -> Result<usize> {
+        if self.slow {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        Err(AwaleError::Tournament("out of order".into()))
+    }
+    fn reset(&mut self, seed: u64) {
+        self.slow = self.game_zero_seeds.contains(&seed);
+    }
+}
+
+#[test]
+fn the_error_is_that_of_the_lowest_failing_game_whatever_the_threads() {
+    let rules = Rules::abapa();
+    let mut cfg = config(rules, 8);
+    // Game 0's agents are reset with these seeds (one per seat).
+    let zero = derive_seed(cfg.seed, 0);
+    let seeds = vec![derive_seed(zero, 0), derive_seed(zero, 1)];
+    let mut players = entrants(&["random"], &rules);
+    let called = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = called.clone();
+    players.push(Entrant::new("failer", move || {
+        flag.store(true, Ordering::SeqCst);
+        Ok(Box::new(SlowInGameZero {
+            game_zero_seeds: seeds.clone(),
+            slow: false,
+        }) as Box<dyn Agent>)
+    }));
+    let mut errors = Vec::new();
+    for threads in [1, 4, 4, 2] {
+        cfg.threads = threads;
+        let e = run(&cfg, &players).unwrap_err();
+        match &e {
+            AwaleError::AgentFailed { agent, reason } => {
+                assert_eq!(agent, "failer");
+                assert!(
+                    reason.starts_with("game 0, ply "),
+                    "{threads} threads: {reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        errors.push(e.to_string());
+    }
+    assert!(called.load(Ordering::SeqCst));
+    assert!(errors.windows(2).all(|w| w[0] == w[1]), "{errors:?}");
 }

@@ -64,10 +64,13 @@ def run_tournament(
 ) -> str:
     """The engine of ``awale.tournament`` (use that): plays the tournament with the GIL
     released (Python callable agents ``(obs, mask) -> int`` are called with it held) and returns
-    the result as JSON text, which ``awale.TournamentResult`` reads. ``progress`` is called with
-    ``(games_done, games_scheduled)``. A callable that raises gives a ``RuntimeError`` (its
-    exception as the cause), one that returns a non-int a ``TypeError``, an illegal house a
-    ``ValueError``; each names the agent, the game and the ply."""
+    the result as JSON text, which ``awale.TournamentResult`` reads. Each callable is called by
+    one thread at a time unless it has ``thread_safe = True``. ``progress`` is called with
+    ``(games_done, games_scheduled)``; returning ``False`` stops the run (the result so far is
+    returned, ``"stopped": true``), raising stops it and raises. A callable that raises gives a
+    ``RuntimeError`` (its exception as the cause), one that returns a non-int a ``TypeError``, an
+    illegal house a ``ValueError``; each names the agent, the game and the ply (of the failing
+    game with the lowest index)."""
 
 @final
 class Rules:

@@ -20,6 +20,11 @@ Example::
     print(result.table())
     result.ratings[0]["name"]           # the strongest agent
     result.crosstable                   # (n, n) points of row against column, in result.names order
+
+Python callables are called one at a time (per callable) while built-in agents play in parallel,
+so a callable that keeps state between calls, or releases the GIL inside (an SB3
+``model.predict``), is safe with any ``threads``. A callable that is safe to call from several
+threads at once says so with an attribute ``thread_safe = True`` and is then called in parallel.
 """
 
 from __future__ import annotations
@@ -102,7 +107,9 @@ class TournamentResult:
         wins, draws: ``(n, n)`` int arrays: games row won against column, games drawn.
         los: ``(n, n)`` likelihood that row is stronger than column (NaN on the diagonal, and
             everywhere when there are no ratings).
-        games: games played; ``games_scheduled``, ``complete`` (all played).
+        games: games played; ``games_scheduled``, ``complete`` (all played), ``stopped`` (the
+            ``progress`` callback stopped the run before it played all its games; the same
+            call with ``out=`` resumes it).
         rules, format, gauntlet, anchor, anchor_rating, elo_error, end_reasons, mean_plies.
         records: the game records (``awale.Game.from_record`` replays them); ``game_results``
             the games as dicts (seats, scores, points, end, plies, record ...).
@@ -125,6 +132,7 @@ class TournamentResult:
         self.games: int = int(data["games"])
         self.games_scheduled: int = int(data["games_scheduled"])
         self.complete: bool = bool(data["complete"])
+        self.stopped: bool = bool(data.get("stopped", False))
         self.rules: str = data["rules"]
         self.format: str = data["format"]
         self.gauntlet: Optional[str] = data.get("gauntlet")
@@ -210,6 +218,8 @@ def tournament(
             or a ``(name, callable)`` tuple; or one comma-separated spec string as the CLI takes.
             The callable gets the position from the mover's view as a float32 array (``obs``
             encoding) and the legal houses as an int8 0/1 array, and returns a house index.
+            It is called by one thread at a time unless it has an attribute
+            ``thread_safe = True``.
         rules: a rules spec or ``awale.Rules`` (multi-player rules such as ``"oware3"`` work).
         games: games per pairing (best a multiple of the number of players).
         openings: random plies of each opening (the same openings for every pairing).
@@ -225,7 +235,11 @@ def tournament(
         obs: the observation encoding for callables: ``"compact"``, ``"onehot[:L]"`` or
             ``"thermometer[:L]"``.
         progress: True for a progress bar (tqdm when installed, else a line on stderr), or a
-            function ``(games_done, games_scheduled)`` called as games finish.
+            function ``(games_done, games_scheduled)`` called as games finish (``games_done``
+            counts the games of earlier runs in ``out``). The function returning ``False``
+            stops the run: the games in play are abandoned, the finished ones kept (and saved
+            in ``out``), and the result so far is returned with ``stopped`` set; an exception
+            it raises stops the run the same way and is raised.
         anchor_rating: the anchor's rating.
         limit: play at most this many new games in this call (resume later with ``out``).
 
@@ -235,15 +249,17 @@ def tournament(
     Raises:
         ValueError: a bad spec, rules, name or setting, an ``out`` folder that holds a different
             tournament, or a callable that returned an illegal house (the message names the
-            agent, the game and the ply).
+            agent, the game and the ply; with several failures, those of the failing game with
+            the lowest index, whatever ``threads``).
         TypeError: arguments of the wrong type, or a callable that returned a non-int.
         RuntimeError: a callable raised; its exception is the ``__cause__``.
 
-    Games run on Rust threads; callables are called with the GIL held, so they should be quick.
-    A callable that releases the GIL itself (torch, for one) can run in several threads at once:
-    guard shared state with a lock (e.g. around an SB3 ``predict``) or pass ``threads=1``.
+    Games run on Rust threads; callables are called with the GIL held, so they should be quick,
+    and one call at a time per callable unless it declares ``thread_safe = True`` (set it only
+    when concurrent calls cannot interfere, e.g. a pure function that releases the GIL).
     Results do not depend on ``threads`` as long as callables are pure functions of their
-    arguments. Ctrl-C stops the tournament (finished games stay in ``out``).
+    arguments. Ctrl-C stops the tournament cleanly and raises ``KeyboardInterrupt`` (finished
+    games stay in ``out``; the same call resumes).
     """
     if isinstance(agents, (bytes, bytearray)):
         raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")

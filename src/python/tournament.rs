@@ -1,14 +1,20 @@
 //! `run_tournament`: a tournament between built-in agents (specs) and Python callables, the
 //! engine of `awale.tournament` (see `python/awale/tournament.py`, which wraps the result).
 //!
-//! Games run on rayon threads with the GIL released; a Python callable is called with the GIL
-//! taken back for each of its moves. The calling thread waits with the GIL released too, and
-//! wakes up every 100 ms to report progress and to check for Ctrl-C (which stops the games in
-//! play; finished games stay saved under `out`).
+//! Games run on the tournament's worker threads with the GIL released; a Python callable is
+//! called with the GIL taken back for each of its moves, and one call at a time unless it
+//! declares itself thread-safe (an attribute `thread_safe = True`): a callable that releases the
+//! GIL inside (torch, an SB3 `predict`) and keeps state between calls would otherwise race.
+//! Built-in agents play in parallel. The calling thread waits with the GIL released too, and
+//! wakes up every 100 ms to report progress and to check for Ctrl-C; both go through the
+//! tournament's observer ([`TournamentObserver`]): Ctrl-C, an exception in the progress callback
+//! or the callback returning `False` stop the run cleanly (finished games stay saved under `out`,
+//! and the same call resumes).
 //!
 //! A callable that raises, returns something other than an int, or returns an illegal house
-//! stops the tournament with an exception naming the agent, the game and the ply: the callable's
-//! own exception as the cause of a `RuntimeError`, a `TypeError`, or a `ValueError`.
+//! stops the tournament with an exception naming the agent, the game and the ply (that of the
+//! failing game with the lowest index, whatever the number of threads): the callable's own
+//! exception as the cause of a `RuntimeError`, a `TypeError`, or a `ValueError`.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -27,7 +33,10 @@ use crate::agents::{parse_agent_list, Agent, AgentSpec, Registry, Turn};
 use crate::batch::{encode_state, ObsEncoding};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
-use crate::tournament::{run, schedule, Entrant, Format, TournamentConfig, TournamentReport};
+use crate::tournament::{
+    run_observed, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
+    TournamentReport,
+};
 
 /// How a Python callable failed, for the exception raised in the end.
 enum FailKind {
@@ -39,7 +48,7 @@ enum FailKind {
     Value,
 }
 
-/// The first failure of a Python callable.
+/// One failure of a Python callable.
 struct Failure {
     agent: String,
     ply: u32,
@@ -49,15 +58,18 @@ struct Failure {
     kind: FailKind,
 }
 
-/// What every agent of one tournament shares with the waiting thread.
+/// What every agent of one tournament shares with the waiting thread; the tournament's
+/// observer.
 #[derive(Default)]
 struct Shared {
-    /// Set on Ctrl-C or on the first failure: every agent refuses to move from then on.
-    abort: AtomicBool,
-    /// Agents dropped so far (each game drops one per seat when it ends).
-    dropped: AtomicUsize,
-    /// The first failure of a Python callable.
-    failure: Mutex<Option<Failure>>,
+    /// Set on Ctrl-C or when the progress callback stops the run.
+    stop: AtomicBool,
+    /// Games finished (all runs).
+    done: AtomicUsize,
+    /// Games scheduled (0 until the run starts).
+    scheduled: AtomicUsize,
+    /// Every failure of a Python callable (the tournament picks the one it reports).
+    failures: Mutex<Vec<Failure>>,
 }
 
 impl Shared {
@@ -66,52 +78,50 @@ impl Shared {
             agent: agent.to_string(),
             reason: reason.clone(),
         };
-        if let Ok(mut f) = self.failure.lock() {
-            if f.is_none() {
-                *f = Some(Failure {
-                    agent: agent.to_string(),
-                    ply,
-                    reason,
-                    display: err.to_string(),
-                    kind,
-                });
-            }
-        }
-        self.abort.store(true, Ordering::SeqCst);
-        err
-    }
-}
-
-/// Any agent, watched: it refuses to move once the tournament is stopped, and counts its drop
-/// (for the progress report).
-struct Watched {
-    inner: Box<dyn Agent>,
-    shared: Arc<Shared>,
-}
-
-impl Agent for Watched {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-
-    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
-        if self.shared.abort.load(Ordering::Relaxed) {
-            return Err(AwaleError::AgentFailed {
-                agent: self.inner.name(),
-                reason: "the tournament was stopped".into(),
+        if let Ok(mut f) = self.failures.lock() {
+            f.push(Failure {
+                agent: agent.to_string(),
+                ply,
+                reason,
+                display: err.to_string(),
+                kind,
             });
         }
-        self.inner.select(turn)
+        err
     }
 
-    fn reset(&mut self, seed: u64) {
-        self.inner.reset(seed)
+    /// The failure behind the tournament's error `err` (`game N, ply M: ` and the agent's own
+    /// error), taken out of the list.
+    fn take_failure(&self, err: &AwaleError) -> Option<Failure> {
+        let AwaleError::AgentFailed { agent, reason } = err else {
+            return None;
+        };
+        let mut list = self.failures.lock().ok()?;
+        let matches = |f: &Failure, ply_too: bool| {
+            &f.agent == agent
+                && reason.ends_with(&f.display)
+                && (!ply_too || reason.contains(&format!("ply {}: ", f.ply)))
+        };
+        let i = list
+            .iter()
+            .position(|f| matches(f, true))
+            .or_else(|| list.iter().position(|f| matches(f, false)))?;
+        Some(list.swap_remove(i))
     }
 }
 
-impl Drop for Watched {
-    fn drop(&mut self) {
-        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+impl TournamentObserver for Shared {
+    fn started(&self, progress: Progress) {
+        self.done.store(progress.done, Ordering::SeqCst);
+        self.scheduled.store(progress.scheduled, Ordering::SeqCst);
+    }
+
+    fn game_finished(&self, _game: &GameResult, progress: Progress) {
+        self.done.store(progress.done, Ordering::SeqCst);
+    }
+
+    fn should_stop(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 }
 
@@ -121,6 +131,9 @@ struct PyAgent {
     func: Arc<Py<PyAny>>,
     enc: ObsEncoding,
     shared: Arc<Shared>,
+    /// Held around each call of a callable that is not declared thread-safe (one lock per
+    /// callable object, shared by every agent and entrant built from it).
+    serial: Option<Arc<Mutex<()>>>,
 }
 
 impl Agent for PyAgent {
@@ -142,6 +155,12 @@ impl Agent for PyAgent {
         let mask: Vec<i8> = (0..houses).map(|h| ((legal >> h) & 1) as i8).collect();
         let legal_list =
             || -> Vec<usize> { (0..houses).filter(|&h| legal >> h & 1 == 1).collect() };
+        // Taken before the GIL (never the other way round), so that a caller waiting here does
+        // not hold the GIL that the callable in progress may need back.
+        let _serial = self
+            .serial
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
         Python::attach(|py| {
             let args = (PyArray1::from_vec(py, obs), PyArray1::from_vec(py, mask));
             let ret = match self.func.bind(py).call1(args) {
@@ -273,7 +292,37 @@ fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult
     )))
 }
 
-/// The entrant of an agent argument, its agents watched.
+/// Whether a callable declares itself thread-safe: an attribute `thread_safe` that is `True`
+/// (a `thread_safe` that is not a bool is a `TypeError`).
+fn declared_thread_safe(func: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
+    if !func.hasattr("thread_safe")? {
+        return Ok(false);
+    }
+    let v = func.getattr("thread_safe")?;
+    if !v.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "agent '{name}': the callable's thread_safe attribute must be True or False, got {}",
+            type_name(&v)
+        )));
+    }
+    v.is_truthy()
+}
+
+/// The one lock of the callable `func` (created on first use).
+fn serial_lock(
+    py: Python<'_>,
+    locks: &mut Vec<(Py<PyAny>, Arc<Mutex<()>>)>,
+    func: &Py<PyAny>,
+) -> Arc<Mutex<()>> {
+    if let Some((_, m)) = locks.iter().find(|(f, _)| f.is(func)) {
+        return m.clone();
+    }
+    let m = Arc::new(Mutex::new(()));
+    locks.push((func.clone_ref(py), m.clone()));
+    m
+}
+
+/// The entrant of an agent argument.
 fn entrant(
     py: Python<'_>,
     entry: &Entry,
@@ -281,10 +330,16 @@ fn entrant(
     rules: &Rules,
     enc: ObsEncoding,
     shared: &Arc<Shared>,
+    locks: &mut Vec<(Py<PyAny>, Arc<Mutex<()>>)>,
 ) -> PyResult<Entrant> {
-    let e = match entry {
+    Ok(match entry {
         Entry::Spec(spec) => Entrant::from_spec(registry, spec, rules).map_err(value_error)?,
         Entry::Callable { name, func } => {
+            let serial = if declared_thread_safe(func.bind(py), name)? {
+                None
+            } else {
+                Some(serial_lock(py, locks, func))
+            };
             let (name, func, sh) = (name.clone(), Arc::new(func.clone_ref(py)), shared.clone());
             Entrant::new(name.clone(), move || {
                 Ok(Box::new(PyAgent {
@@ -292,28 +347,11 @@ fn entrant(
                     func: func.clone(),
                     enc,
                     shared: sh.clone(),
+                    serial: serial.clone(),
                 }) as Box<dyn Agent>)
             })
         }
-    };
-    let sh = shared.clone();
-    Ok(e.map_agents(move |inner| {
-        Box::new(Watched {
-            inner,
-            shared: sh.clone(),
-        }) as Box<dyn Agent>
-    }))
-}
-
-/// Games already saved in `out/games.jsonl` (complete lines), for the progress report.
-fn saved_games(out: &Option<PathBuf>) -> usize {
-    out.as_ref()
-        .and_then(|d| std::fs::read_to_string(d.join("games.jsonl")).ok())
-        .map_or(0, |t| {
-            t.split_inclusive('\n')
-                .filter(|l| l.ends_with('\n') && !l.trim().is_empty())
-                .count()
-        })
+    })
 }
 
 /// The report as JSON for `awale.TournamentResult`.
@@ -366,6 +404,7 @@ fn report_json(report: &TournamentReport, anchor_rating: f64) -> Value {
         "games": report.games_played,
         "games_scheduled": report.games_scheduled,
         "complete": report.complete,
+        "stopped": report.stopped,
         "ratings": ratings,
         "wins": report.matchups.wins,
         "draws": report.matchups.draws,
@@ -388,25 +427,11 @@ fn run_error(py: Python<'_>, err: AwaleError, failure: Option<Failure>) -> PyErr
     // The tournament's message names the game and ply: "agent 'x' failed: game 3, ply 7: " and
     // then the agent's own error, which already names the agent; keep the reason only.
     let msg = match &err {
-        AwaleError::AgentFailed { agent, reason }
-            if agent == &f.agent && reason.ends_with(&f.display) =>
-        {
-            format!(
-                "agent '{agent}' failed: {}{}",
-                &reason[..reason.len() - f.display.len()],
-                f.reason
-            )
-        }
-        // With several threads the error returned may come from another game in which the same
-        // agent failed (or refused to move after the abort): keep that game's "game N, ply M".
-        AwaleError::AgentFailed { agent, reason }
-            if agent == &f.agent && reason.starts_with("game ") =>
-        {
-            let at = reason
-                .split_once(": ")
-                .map_or(reason.as_str(), |(at, _)| at);
-            format!("agent '{agent}' failed: {at}: {}", f.reason)
-        }
+        AwaleError::AgentFailed { agent, reason } if reason.ends_with(&f.display) => format!(
+            "agent '{agent}' failed: {}{}",
+            &reason[..reason.len() - f.display.len()],
+            f.reason
+        ),
         _ => format!("agent '{}' failed: ply {}: {}", f.agent, f.ply, f.reason),
     };
     match f.kind {
@@ -515,9 +540,10 @@ pub(crate) fn run_tournament(
 
     let shared = Arc::new(Shared::default());
     let registry = Registry::builtin();
+    let mut locks = Vec::new();
     let entrants = entries
         .iter()
-        .map(|e| entrant(py, e, &registry, &rules, enc, &shared))
+        .map(|e| entrant(py, e, &registry, &rules, enc, &shared, &mut locks))
         .collect::<PyResult<Vec<_>>>()?;
     let mut cfg = TournamentConfig::new(rules);
     cfg.format = format;
@@ -530,25 +556,21 @@ pub(crate) fn run_tournament(
     cfg.anchor_rating = anchor_rating;
     cfg.out = out;
     cfg.game_limit = limit;
-    cfg.progress = false;
     cfg.game_rules().map_err(value_error)?;
-    let names: Vec<String> = entrants.iter().map(|e| e.name().to_string()).collect();
-    let total = schedule(&cfg, &names).map_err(value_error)?.len();
-    let seats = rules.players as usize;
-    let saved = saved_games(&cfg.out);
 
     // Play on a thread of its own; this one waits with the GIL released, waking up to report
-    // progress and to check for Ctrl-C.
+    // progress and to check for Ctrl-C. Both stop the run through the observer (`shared`).
     let (tx, rx) = mpsc::channel();
-    let (cfg2, entrants2) = (cfg.clone(), entrants);
+    let (entrants2, shared2) = (entrants, shared.clone());
     let handle = std::thread::Builder::new()
         .name("awale-tournament".into())
         .spawn(move || {
-            let r = run(&cfg2, &entrants2);
+            let r = run_observed(&cfg, &entrants2, &*shared2);
             let _ = tx.send(r);
         })
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tournament: {e}")))?;
     let mut rx = rx;
+    // An exception to raise once the run has stopped (Ctrl-C, or raised by the callback).
     let mut stop: Option<PyErr> = None;
     let mut shown = usize::MAX;
     let result = loop {
@@ -562,19 +584,27 @@ pub(crate) fn run_tournament(
             Err(RecvTimeoutError::Disconnected) => break None,
             Err(RecvTimeoutError::Timeout) => {}
         }
-        if stop.is_some() {
+        if shared.stop.load(Ordering::SeqCst) {
             continue;
         }
         let mut check = py.check_signals();
-        if let (Ok(()), Some(cb)) = (&check, progress) {
-            let done = (saved + shared.dropped.load(Ordering::Relaxed) / seats).min(total);
+        let scheduled = shared.scheduled.load(Ordering::SeqCst);
+        if let (Ok(()), Some(cb), true) = (&check, progress, scheduled > 0) {
+            let done = shared.done.load(Ordering::SeqCst);
             if done != shown {
                 shown = done;
-                check = cb.call1((done, total)).map(|_| ());
+                match cb.call1((done, scheduled)) {
+                    // `False` asks to stop: the run ends cleanly and returns its result.
+                    Ok(r) if r.is_instance_of::<PyBool>() && !r.is_truthy()? => {
+                        shared.stop.store(true, Ordering::SeqCst);
+                    }
+                    Ok(_) => {}
+                    Err(e) => check = Err(e),
+                }
             }
         }
         if let Err(e) = check {
-            shared.abort.store(true, Ordering::SeqCst);
+            shared.stop.store(true, Ordering::SeqCst);
             stop = Some(e);
         }
     };
@@ -585,7 +615,7 @@ pub(crate) fn run_tournament(
     let report = match (result, joined) {
         (Some(Ok(report)), _) => report,
         (Some(Err(err)), _) => {
-            let failure = shared.failure.lock().ok().and_then(|mut f| f.take());
+            let failure = shared.take_failure(&err);
             return Err(run_error(py, err, failure));
         }
         (None, Err(panic)) => {
@@ -605,7 +635,9 @@ pub(crate) fn run_tournament(
         }
     };
     if let Some(cb) = progress {
-        cb.call1((report.games_played, total))?;
+        if !report.stopped && report.games_played != shown {
+            cb.call1((report.games_played, report.games_scheduled))?;
+        }
     }
     Ok(json!(report_json(&report, anchor_rating)).to_string())
 }

@@ -36,7 +36,9 @@ use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::{derive_seed, Agent};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
-use crate::tournament::{self, Entrant, Format, TournamentConfig};
+use crate::tournament::{
+    self, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
+};
 
 /// Mean losses and diagnostics of some gradient steps.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -454,8 +456,7 @@ pub fn evaluate_core(
     tc.games = games.max(rules.players as usize);
     tc.openings = cfg.eval.openings;
     tc.seed = seed;
-    tc.progress = progress;
-    let report = tournament::run(&tc, &entrants)?;
+    let report = tournament::run_observed(&tc, &entrants, &EvalBar::new(progress))?;
     let mut results = Vec::new();
     let mut fit = Vec::new();
     for (j, e) in entrants.iter().enumerate().skip(1) {
@@ -482,8 +483,44 @@ pub fn evaluate_core(
     })
 }
 
+/// The progress bar of an evaluation tournament (hidden when `progress` is off), fed by the
+/// tournament's observer and cleared when dropped.
+struct EvalBar(indicatif::ProgressBar);
+
+impl EvalBar {
+    fn new(progress: bool) -> EvalBar {
+        if !progress {
+            return EvalBar(indicatif::ProgressBar::hidden());
+        }
+        let b = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}",
+        ) {
+            b.set_style(style.progress_chars("=> "));
+        }
+        EvalBar(b)
+    }
+}
+
+impl TournamentObserver for EvalBar {
+    fn started(&self, progress: Progress) {
+        self.0.set_length(progress.scheduled as u64);
+        self.0.set_position(progress.done as u64);
+    }
+
+    fn game_finished(&self, _game: &GameResult, progress: Progress) {
+        self.0.set_position(progress.done as u64);
+    }
+}
+
+impl Drop for EvalBar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
 /// Wins, draws and losses of the network against `opponent` in the games.
-fn wdl(games: &[tournament::GameResult], opponent: &str) -> (u32, u32, u32) {
+fn wdl(games: &[GameResult], opponent: &str) -> (u32, u32, u32) {
     let (mut w, mut d, mut l) = (0, 0, 0);
     for g in games {
         let Some(me) = g.seats.iter().position(|s| s == "network") else {
@@ -804,8 +841,7 @@ pub fn calibrate(cfg: &TrainConfig, progress: bool) -> TrainResult<Vec<(String, 
     tc.games = cfg.eval.calibration_games;
     tc.openings = cfg.eval.openings;
     tc.seed = derive_seed(cfg.seed, 0xca1b);
-    tc.progress = progress;
-    let report = tournament::run(&tc, &entrants)?;
+    let report = tournament::run_observed(&tc, &entrants, &EvalBar::new(progress))?;
     Ok(report
         .standings
         .iter()

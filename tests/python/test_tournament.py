@@ -251,3 +251,103 @@ def test_ctrl_c_stops_the_tournament():
     finally:
         timer.cancel()
     assert time.monotonic() - start < 30
+
+
+class RacyLastLegal:
+    """Keeps the mask of its call in an attribute while it "thinks" (releasing the GIL), then
+    plays the last legal house of that attribute: two calls at once give one of them the other
+    board's mask, hence illegal moves."""
+
+    def __init__(self, thread_safe=None):
+        self.mask = None
+        if thread_safe is not None:
+            self.thread_safe = thread_safe
+
+    def __call__(self, obs, mask):
+        self.mask = mask
+        time.sleep(0.0005)
+        return int(np.flatnonzero(self.mask)[-1])
+
+
+def last_legal(obs, mask):
+    return int(np.flatnonzero(mask)[-1])
+
+
+def test_callables_are_serialised_unless_thread_safe():
+    # Called one at a time by default: safe on 2 threads, and the same games as a pure function.
+    racy = awale.tournament(["random", ("last", RacyLastLegal())], games=12, seed=2, threads=2)
+    pure = awale.tournament(["random", ("last", last_legal)], games=12, seed=2, threads=1)
+    assert racy.complete and racy.to_dict() == pure.to_dict()
+    # Declared thread-safe, it is called from both threads at once and the race shows.
+    with pytest.raises(ValueError, match=r"agent 'last' failed: game \d+, ply \d+: returned "
+                       r"house \d+, which is not a legal move"):
+        awale.tournament(["random", ("last", RacyLastLegal(thread_safe=True))], games=40,
+                         seed=2, threads=2)
+    # thread_safe=False is the default's meaning; a non-bool is refused.
+    r = awale.tournament(["random", ("last", RacyLastLegal(thread_safe=False))], games=4,
+                         threads=2)
+    assert r.complete
+    with pytest.raises(TypeError, match="thread_safe"):
+        awale.tournament(["random", ("last", RacyLastLegal(thread_safe="yes"))], games=2)
+
+
+def test_the_lowest_failing_game_is_reported_whatever_the_threads():
+    calls = []
+
+    def boom(obs, mask):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.3)  # the first call fails last
+        raise ZeroDivisionError("no luck")
+
+    boom.thread_safe = True
+    messages = set()
+    for threads in (1, 4, 4, 2):
+        calls.clear()
+        with pytest.raises(RuntimeError, match=r"agent 'boom' failed: game 0, ply \d+: raised "
+                           r"ZeroDivisionError: no luck") as info:
+            awale.tournament(["random", ("boom", boom)], games=8, threads=threads)
+        assert isinstance(info.value.__cause__, ZeroDivisionError)
+        messages.add(str(info.value))
+    assert len(messages) == 1
+
+
+def slow_first_legal(obs, mask):
+    time.sleep(0.002)
+    return first_legal(obs, mask)
+
+
+def test_progress_returning_false_stops_cleanly_and_the_run_resumes(tmp_path):
+    agents = ["random", "greedy", ("lefty", slow_first_legal)]
+    full = awale.tournament(["random", "greedy", ("lefty", first_legal)], games=4, seed=5)
+    seen = []
+
+    def stop_early(done, total):
+        seen.append((done, total))
+        return done < 1
+
+    part = awale.tournament(agents, games=4, seed=5, out=tmp_path, progress=stop_early)
+    assert part.stopped and not part.complete
+    assert 1 <= part.games < 12 and part.games_scheduled == 12
+    assert len((tmp_path / "games.jsonl").read_text().splitlines()) == part.games
+    assert seen[-1][0] >= 1 and all(t == 12 for _, t in seen)
+    rest = awale.tournament(agents, games=4, seed=5, out=tmp_path)
+    assert rest.complete and not rest.stopped
+    assert rest.to_dict() == full.to_dict()
+
+
+def test_ctrl_c_keeps_the_finished_games(tmp_path):
+    agents = ["random", ("lefty", slow_first_legal)]
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            awale.tournament(agents, games=200, seed=1, threads=2, out=tmp_path)
+    finally:
+        timer.cancel()
+    saved = (tmp_path / "games.jsonl").read_text()
+    assert saved.endswith("\n") or saved == ""
+    done = len(saved.splitlines())
+    assert done < 200
+    r = awale.tournament(agents, games=200, seed=1, out=tmp_path, limit=3)
+    assert r.games == done + 3

@@ -1,0 +1,163 @@
+//! The schedule: pairings, seats, openings and the seeds every game derives from.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{Format, TournamentConfig};
+use crate::agents::{derive_seed, random_bit};
+use crate::error::{AwaleError, Result};
+use crate::game::Game;
+use crate::rules::Rules;
+
+/// One game of the schedule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduledGame {
+    /// The game's index (its seed derives from it).
+    pub index: usize,
+    /// The pairing it belongs to.
+    pub pairing: usize,
+    /// The opening it starts from.
+    pub opening: usize,
+    /// The entrant (index) at each seat.
+    pub seats: Vec<usize>,
+}
+
+/// The games of a tournament between `entrants` entrants, in index order.
+///
+/// ```
+/// use awale::tournament::{schedule, Format, TournamentConfig};
+/// use awale::Rules;
+/// let mut cfg = TournamentConfig::new(Rules::abapa());
+/// cfg.games = 4;
+/// let s = schedule(&cfg, &["a".into(), "b".into(), "c".into()]).unwrap();
+/// assert_eq!(s.len(), 12); // 3 pairs x 4 games
+/// assert_eq!((s[0].seats.clone(), s[1].seats.clone()), (vec![0, 1], vec![1, 0]));
+/// assert_eq!((s[0].opening, s[1].opening, s[2].opening), (0, 0, 1));
+/// cfg.format = Format::Gauntlet("c".into());
+/// assert_eq!(schedule(&cfg, &["a".into(), "b".into(), "c".into()]).unwrap().len(), 8);
+/// ```
+pub fn schedule(cfg: &TournamentConfig, names: &[String]) -> Result<Vec<ScheduledGame>> {
+    let k = cfg.rules.players as usize;
+    let n = names.len();
+    if n < k {
+        return Err(AwaleError::Tournament(format!(
+            "{n} agents cannot fill a {k}-player board"
+        )));
+    }
+    if cfg.games == 0 {
+        return Err(AwaleError::Tournament(
+            "games per pairing must be at least 1".into(),
+        ));
+    }
+    let must = match &cfg.format {
+        Format::RoundRobin => None,
+        Format::Gauntlet(g) => Some(names.iter().position(|x| x == g).ok_or_else(|| {
+            AwaleError::Tournament(format!("the gauntlet agent '{g}' is not among the agents"))
+        })?),
+    };
+    let pairings: Vec<Vec<usize>> = combinations(n, k)
+        .into_iter()
+        .filter(|c| must.is_none_or(|g| c.contains(&g)))
+        .collect();
+    let mut out = Vec::with_capacity(pairings.len() * cfg.games);
+    for (p, combo) in pairings.iter().enumerate() {
+        for j in 0..cfg.games {
+            let rot = j % k;
+            out.push(ScheduledGame {
+                index: out.len(),
+                pairing: p,
+                opening: j / k,
+                seats: (0..k).map(|s| combo[(s + rot) % k]).collect(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// All `k`-subsets of `0..n`, in lexicographic order.
+fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut c: Vec<usize> = (0..k).collect();
+    if k > n {
+        return out;
+    }
+    loop {
+        out.push(c.clone());
+        let mut i = k;
+        loop {
+            if i == 0 {
+                return out;
+            }
+            i -= 1;
+            if c[i] < n - k + i {
+                break;
+            }
+        }
+        c[i] += 1;
+        for j in i + 1..k {
+            c[j] = c[j - 1] + 1;
+        }
+    }
+}
+
+/// The start of opening `index`: a game after `plies` uniformly random moves (redrawn, up to 64
+/// times, when the game ends within them).
+///
+/// ```
+/// use awale::tournament::opening;
+/// use awale::Rules;
+/// let a = opening(&Rules::abapa(), 7, 3, 4);
+/// assert_eq!(a.moves().len(), 4);
+/// assert_eq!(a.moves(), opening(&Rules::abapa(), 7, 3, 4).moves());
+/// ```
+pub fn opening(rules: &Rules, seed: u64, index: usize, plies: u32) -> Game {
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(derive_seed(derive_seed(seed, 0x6f70_656e), index as u64));
+    let mut attempt = 0;
+    loop {
+        let mut game = Game::with_seed(*rules, rng.random());
+        while !game.is_over() && game.moves().len() < plies as usize {
+            let h = random_bit(&mut rng, game.legal_mask());
+            game.apply_unchecked(h);
+        }
+        attempt += 1;
+        if !game.is_over() || attempt == 64 {
+            return game;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combinations_are_lexicographic() {
+        assert_eq!(
+            combinations(4, 2),
+            vec![
+                vec![0, 1],
+                vec![0, 2],
+                vec![0, 3],
+                vec![1, 2],
+                vec![1, 3],
+                vec![2, 3]
+            ]
+        );
+        assert_eq!(combinations(3, 3), vec![vec![0, 1, 2]]);
+        assert_eq!(combinations(4, 3).len(), 4);
+    }
+
+    #[test]
+    fn three_player_schedule_rotates_every_seat() {
+        let mut cfg = TournamentConfig::new(Rules::oware(3).unwrap());
+        cfg.games = 3;
+        let s = schedule(&cfg, &["a".into(), "b".into(), "c".into(), "d".into()]).unwrap();
+        assert_eq!(s.len(), 12);
+        assert_eq!(s[0].seats, vec![0, 1, 2]);
+        assert_eq!(s[1].seats, vec![1, 2, 0]);
+        assert_eq!(s[2].seats, vec![2, 0, 1]);
+        assert!(s[..3].iter().all(|g| g.opening == 0));
+    }
+}
