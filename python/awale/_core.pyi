@@ -23,6 +23,7 @@ __all__ = [
     "preset_summary",
     "parse_position",
     "run_tournament",
+    "main",
 ]
 
 __version__: str
