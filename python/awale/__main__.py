@@ -18,6 +18,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     from awale._core import main as _main
 
+    if isinstance(argv, (str, bytes)):
+        raise TypeError("awale.__main__.main: argv must be a list of str, not a single string")
     args = list(sys.argv[1:] if argv is None else argv)
     if not all(isinstance(a, str) for a in args):
         raise TypeError("awale.__main__.main: every argument must be a str")

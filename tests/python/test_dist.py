@@ -77,7 +77,8 @@ def test_awale_rules(tmp_path: Path) -> None:
 
 
 def test_awale_tournament(tmp_path: Path) -> None:
-    done = run(awale_command() + ["tournament", "--agents", "random,greedy", "--games", "2"], tmp_path)
+    args = ["tournament", "--agents", "random,greedy", "--games", "2"]
+    done = run(awale_command() + args, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "random" in done.stdout and "greedy" in done.stdout
 
@@ -122,6 +123,8 @@ def test_main_rejects_bad_arguments() -> None:
         _core.main([1, 2])  # type: ignore[list-item]
     with pytest.raises(TypeError):
         main(["rules", 3])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        main("rules")
 
 
 def test_wheel_contents() -> None:
