@@ -15,6 +15,9 @@
 //! assert_eq!(game.to_move(), 1);
 //! ```
 
+// Lets the command-line modules (`src/cli/`) name this crate `awale::...` from inside it.
+extern crate self as awale;
+
 pub mod error;
 pub mod game;
 pub mod history;
@@ -43,6 +46,13 @@ pub mod tournament;
 /// The AlphaZero-family self-play trainer and the `nn` agent (cargo feature `train`).
 #[cfg(feature = "train")]
 pub mod train;
+
+/// The `awale` command line (cargo feature `cli`): used by the binary (`src/main.rs`) and by the
+/// Python extension's `awale._core.main` (the `awale` console script of the wheel). Not a
+/// stable API.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 
 /// The Python extension module `awale._core` (cargo feature `python`; built by maturin).
 #[cfg(feature = "python")]

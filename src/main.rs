@@ -1,7 +1,8 @@
-//! The `awale` command-line tool: one binary, one subcommand per job.
+//! The `awale` command-line tool: one binary, one subcommand per job. The subcommands live in
+//! the library (`awale::cli`, feature `cli`) so that the Python wheel's `awale` command runs the
+//! same code.
 
-mod cli;
-
+use awale::cli;
 use clap::Parser;
 
 fn main() {

@@ -23,6 +23,7 @@ __all__ = [
     "preset_summary",
     "parse_position",
     "run_tournament",
+    "main",
 ]
 
 __version__: str
@@ -40,6 +41,11 @@ def presets() -> list[str]:
 
 def preset_summary(name: str) -> str:
     """A one-line description of a preset and its source."""
+
+def main(argv: list[str]) -> int:
+    """Runs the ``awale`` command line on ``argv`` (the arguments after the program name) and
+    returns its exit status (0 on success, 2 on a usage error or a failed command). Built with
+    the ``cli`` feature, as the wheel is; used by the ``awale`` console script."""
 
 def parse_position(text: str) -> State:
     """Parses a position in position notation (``"abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0"``; a

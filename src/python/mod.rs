@@ -16,6 +16,7 @@
 //! the wrong type become `TypeError`s. Nothing panics across the boundary on bad input.
 
 mod batch;
+mod cli;
 mod game;
 mod tournament;
 
@@ -226,5 +227,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_tournament, m)?)?;
+    cli::register(m)?;
     Ok(())
 }

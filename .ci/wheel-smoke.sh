@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs a built wheel into a fresh venv on a PATH without any Rust toolchain and runs it as a
+# user would: a Gymnasium make/step, a PettingZoo api_test, a tournament, the `awale` command
+# (console script and `python -m awale`).
+#
+#   bash .ci/wheel-smoke.sh dist/awale-0.1.0-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+#
+# PYTHON picks the interpreter that makes the venv (default: python3 found on the current PATH).
+set -euo pipefail
+
+if [[ $# -ne 1 || ! -f "$1" ]]; then
+  echo "usage: $0 WHEEL" >&2
+  exit 2
+fi
+WHEEL="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+PY="$(command -v "${PYTHON:-python3}")"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+START=$SECONDS
+
+"$PY" -m venv "$TMP/venv"
+VENV="$TMP/venv"
+# From here on: the venv and the system's directories only (no ~/.cargo/bin, no rustup).
+export PATH="$VENV/bin:/usr/bin:/bin"
+unset CARGO_HOME RUSTUP_HOME CARGO_TARGET_DIR
+if command -v cargo > /dev/null 2>&1 || command -v rustc > /dev/null 2>&1; then
+  echo "error: a Rust toolchain is on PATH ($(command -v cargo rustc | head -n 1)): the smoke test must run without one" >&2
+  exit 1
+fi
+cd "$TMP"   # not the checkout: `import awale` must find the installed package
+
+echo "== install $(basename "$WHEEL") (no cargo on PATH)"
+t=$SECONDS
+python -m pip install --quiet --disable-pip-version-check "$WHEEL"
+echo "   installed in $((SECONDS - t)) s"
+
+echo "== Gymnasium make/step, vector env, PettingZoo api_test"
+python - <<'PYEOF'
+import gymnasium as gym
+import numpy as np
+import awale
+from pettingzoo.test import api_test
+from awale.pettingzoo import env as aec_env
+
+env = gym.make("awale/Abapa-v0")
+obs, info = env.reset(seed=0)
+rng = np.random.default_rng(0)
+for _ in range(50):
+    obs, reward, terminated, truncated, info = env.step(int(awale.sample_legal(info["action_mask"], rng)))
+    if terminated or truncated:
+        obs, info = env.reset()
+envs = gym.make_vec("awale/Abapa-v0", num_envs=8, vectorization_mode="vector_entry_point")
+obs, info = envs.reset(seed=0)
+obs, reward, terminated, truncated, info = envs.step(awale.sample_legal(info["action_mask"], rng))
+assert obs.shape[0] == 8
+api_test(aec_env(rules="oware3"), num_cycles=50)
+print(f"   awale {awale.__version__}: gymnasium, vector env and pettingzoo api_test ok")
+PYEOF
+
+echo "== tournament (Python API)"
+python -c "
+import awale
+r = awale.tournament('random,greedy', games=4, seed=1)
+print('  ', type(r).__name__, 'ok')
+"
+
+echo "== the awale command"
+awale --version
+awale rules > "$TMP/rules.txt"
+grep -q abapa "$TMP/rules.txt"
+awale tournament --agents random,greedy --games 2
+python -m awale --version
+set +e
+awale no-such-command > /dev/null 2>&1
+code=$?
+set -e
+if [[ $code -ne 2 ]]; then
+  echo "error: a usage error exited with $code, expected 2 (as the Rust binary)" >&2
+  exit 1
+fi
+echo "== wheel smoke test passed in $((SECONDS - START)) s"
