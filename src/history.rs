@@ -106,6 +106,11 @@ impl History {
         let key = state.key();
         let (word, bit) = filter_slot(&key);
         if self.filter[word] & bit != 0 && self.keys.contains(&key) {
+            // A repeated position that does not end the game (a player's row is empty under
+            // `cycle_needs_seeds`) is already remembered: play goes on.
+            if !state.repetition_ends(rules) {
+                return false;
+            }
             state.end_by_repetition(rules);
             return true;
         }
