@@ -94,7 +94,9 @@ impl History {
     }
 
     /// Records the position reached by a move (`info` is what the move returned). If it repeats
-    /// an earlier one, the game is ended by the rules' cycle rule and `true` is returned.
+    /// an earlier one and [`State::repetition_ends`] says so, the game is ended by the rules'
+    /// cycle rule and `true` is returned; a repetition that does not end the game (an empty row
+    /// under `cycle_needs_seeds`) lets play go on.
     #[inline]
     pub fn record(&mut self, rules: &Rules, state: &mut State, info: &MoveInfo) -> bool {
         if info.any_captured > 0 {
