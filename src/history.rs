@@ -96,7 +96,7 @@ impl History {
     /// Records the position reached by a move (`info` is what the move returned). If it repeats
     /// an earlier one and [`State::repetition_ends`] says so, the game is ended by the rules'
     /// cycle rule and `true` is returned; a repetition that does not end the game (an empty row
-    /// under `cycle_needs_seeds`) lets play go on.
+    /// under `cycle_if_seeded`) lets play go on.
     #[inline]
     pub fn record(&mut self, rules: &Rules, state: &mut State, info: &MoveInfo) -> bool {
         if info.any_captured > 0 {
@@ -109,7 +109,7 @@ impl History {
         let (word, bit) = filter_slot(&key);
         if self.filter[word] & bit != 0 && self.keys.contains(&key) {
             // A repeated position that does not end the game (a player's row is empty under
-            // `cycle_needs_seeds`) is already remembered: play goes on.
+            // `cycle_if_seeded`) is already remembered: play goes on.
             if !state.repetition_ends(rules) {
                 return false;
             }

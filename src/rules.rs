@@ -399,7 +399,7 @@ impl Rules {
             && self.cycle != CycleRule::Ignore
             && self.max_plies == 0
         {
-            return bad("cycle_needs_seeds needs single sowing with at least 2 houses, or max_plies > 0, for every game to end".into());
+            return bad("cycle_if_seeded=true needs single sowing with at least 2 houses, or max_plies > 0, for every game to end".into());
         }
         if self.indetermination > 12 {
             return bad("indetermination search is limited to 12 seeds on the board".into());
@@ -489,7 +489,7 @@ impl Rules {
                     _ => return Err(bad("expected each_takes_own, split or ignore".into())),
                 }
             }
-            "cycle_needs_seeds" => self.cycle_needs_seeds = flag()?,
+            "cycle_if_seeded" => self.cycle_needs_seeds = flag()?,
             "indetermination" => self.indetermination = num(12)? as u8,
             "win" => self.win_threshold = if value == "none" { 0 } else { num(255)? as u8 },
             "sweep_on_end" => self.sweep_on_end = flag()?,
@@ -565,7 +565,7 @@ impl Rules {
                 }
                 .into(),
             ),
-            ("cycle_needs_seeds", self.cycle_needs_seeds.to_string()),
+            ("cycle_if_seeded", self.cycle_needs_seeds.to_string()),
             ("indetermination", self.indetermination.to_string()),
             (
                 "win",
@@ -625,7 +625,7 @@ pub const OPTION_KEYS: [&str; 19] = [
     "feeding",
     "starvation",
     "cycle",
-    "cycle_needs_seeds",
+    "cycle_if_seeded",
     "indetermination",
     "win",
     "sweep_on_end",

@@ -289,7 +289,7 @@ fn check_game<R: Read>(trace: &mut Trace<R>, totals: &mut Totals) -> Result<(), 
                     st.scores()[1] as u32 + st.row_seeds(rules, 1),
                 ];
                 let left = st.board_seeds(rules);
-                // abapa's cycle rule needs a seed on each side (`cycle_needs_seeds`): a repeated
+                // abapa's cycle rule needs a seed on each side (`cycle_if_seeded`): a repeated
                 // position with an empty row, which OpenSpiel ends, is played on.
                 let played_on = ab.status() == Status::Ongoing
                     && !st.repetition_ends(rules)

@@ -533,7 +533,7 @@ fn a_repetition_with_an_empty_row_does_not_end_the_game() {
     assert_eq!(g.returns()[..2], [0.0, 0.0]);
 
     // The old rule, and OpenSpiel's: every repetition ends the game, here 23-25.
-    for spec in ["abapa:cycle_needs_seeds=false", "openspiel"] {
+    for spec in ["abapa:cycle_if_seeded=false", "openspiel"] {
         let r = rules(spec);
         assert!(!r.cycle_needs_seeds);
         let mut g = game(&r, &start, &[23, 23], 1);
@@ -550,7 +550,7 @@ fn a_repetition_with_an_empty_row_does_not_end_the_game() {
 }
 
 #[test]
-fn cycle_needs_seeds_is_an_option() {
+fn cycle_if_seeded_is_an_option() {
     assert!(
         Rules::awale().cycle_needs_seeds,
         "awale plays abapa's cycle rule"
@@ -558,17 +558,15 @@ fn cycle_needs_seeds_is_an_option() {
     assert!(!Rules::wari().cycle_needs_seeds);
     assert!(!Rules::openspiel().cycle_needs_seeds);
     assert!(!rules("oware4").cycle_needs_seeds);
-    let r = rules("abapa:cycle_needs_seeds=false");
-    assert_eq!(r.to_string(), "abapa:cycle_needs_seeds=false");
+    let r = rules("abapa:cycle_if_seeded=false");
+    assert_eq!(r.to_string(), "abapa:cycle_if_seeded=false");
     assert_eq!(r.to_string().parse::<Rules>().unwrap(), r);
-    assert!("abapa:cycle_needs_seeds=maybe".parse::<Rules>().is_err());
+    assert!("abapa:cycle_if_seeded=maybe".parse::<Rules>().is_err());
     // Relay sowing could cycle for ever with a row empty at every repetition: a ply limit is
     // needed there.
-    let e = "oware4:cycle_needs_seeds=true"
-        .parse::<Rules>()
-        .unwrap_err();
+    let e = "oware4:cycle_if_seeded=true".parse::<Rules>().unwrap_err();
     assert!(e.to_string().contains("max_plies"), "{e}");
-    assert!("oware4:cycle_needs_seeds=true,max_plies=500"
+    assert!("oware4:cycle_if_seeded=true,max_plies=500"
         .parse::<Rules>()
         .is_ok());
 }

@@ -302,7 +302,7 @@ mod tests {
     #[test]
     fn returns_match_the_engine() {
         // Every preset, and the rules options that change how games end.
-        let extra = ["abapa:cycle_needs_seeds=false", "awale:indetermination=6"];
+        let extra = ["abapa:cycle_if_seeded=false", "awale:indetermination=6"];
         for spec in crate::rules::PRESET_SPECS.into_iter().chain(extra) {
             let rules: Rules = spec.parse().unwrap();
             for seed in 0..30u64 {

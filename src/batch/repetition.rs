@@ -347,9 +347,9 @@ mod tests {
         let extra = [
             "abapa:houses=8",
             "abapa:cycle=split",
-            "abapa:cycle_needs_seeds=false",
-            "wari:cycle_needs_seeds=true",
-            "oware2:cycle_needs_seeds=true,max_plies=400",
+            "abapa:cycle_if_seeded=false",
+            "wari:cycle_if_seeded=true",
+            "oware2:cycle_if_seeded=true,max_plies=400",
         ];
         for spec in crate::rules::PRESET_SPECS.into_iter().chain(extra) {
             let r = rules(spec);

@@ -43,7 +43,7 @@ fn option_help(key: &str) -> &'static str {
             "who takes the board when a player is starved: feeder, starved, starved_unless_N"
         }
         "cycle" => "on a repeated position: each_takes_own, split, or ignore (needs max_plies)",
-        "cycle_needs_seeds" => {
+        "cycle_if_seeded" => {
             "a repeated position ends the game only if every player has a seed on his side"
         }
         "indetermination" => "end when at most N seeds remain and no capture is possible (0 = off)",
