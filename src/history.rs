@@ -94,7 +94,9 @@ impl History {
     }
 
     /// Records the position reached by a move (`info` is what the move returned). If it repeats
-    /// an earlier one, the game is ended by the rules' cycle rule and `true` is returned.
+    /// an earlier one and [`State::repetition_ends`] says so, the game is ended by the rules'
+    /// cycle rule and `true` is returned; a repetition that does not end the game (an empty row
+    /// under `cycle_if_seeded`) lets play go on.
     #[inline]
     pub fn record(&mut self, rules: &Rules, state: &mut State, info: &MoveInfo) -> bool {
         if info.any_captured > 0 {
@@ -106,6 +108,11 @@ impl History {
         let key = state.key();
         let (word, bit) = filter_slot(&key);
         if self.filter[word] & bit != 0 && self.keys.contains(&key) {
+            // A repeated position that does not end the game (a player's row is empty under
+            // `cycle_if_seeded`) is already remembered: play goes on.
+            if !state.repetition_ends(rules) {
+                return false;
+            }
             state.end_by_repetition(rules);
             return true;
         }

@@ -21,6 +21,7 @@ extern crate self as awale;
 pub mod error;
 pub mod game;
 pub mod history;
+pub(crate) mod indetermination;
 pub mod presets;
 pub mod rules;
 pub mod state;
@@ -33,7 +34,7 @@ pub use rules::{
     CycleRule, Feeding, FirstPlayer, GrandSlam, Preset, Rules, Sowing, Starvation, MAX_PITS,
     MAX_PLAYERS,
 };
-pub use state::{EndReason, MoveInfo, PositionKey, State, Status};
+pub use state::{outcome_from_scores, EndReason, MoveInfo, PositionKey, State, Status};
 
 pub mod agents;
 pub mod batch;

@@ -126,6 +126,11 @@ pub struct Rules {
     pub starvation: Starvation,
     /// Repetition handling.
     pub cycle: CycleRule,
+    /// A repeated position ends the game only when every player has at least one seed on his
+    /// side (`000`: « et que les deux joueurs ont au moins 1 graine à leur côté »); otherwise
+    /// play goes on. When false, every repeated position ends the game (OpenSpiel's rule).
+    #[serde(default)]
+    pub cycle_needs_seeds: bool,
     /// End "by indetermination" when at most this many seeds are on the board and no capture can
     /// ever happen again (exact search); 0 turns it off (`001`).
     pub indetermination: u8,
@@ -169,6 +174,7 @@ impl Rules {
             feeding: Feeding::Required,
             starvation: Starvation::FeederTakesAll,
             cycle: CycleRule::EachTakesOwn,
+            cycle_needs_seeds: true,
             indetermination: 0,
             win_threshold: 25,
             sweep_on_end: false,
@@ -186,7 +192,7 @@ impl Rules {
         Rules {
             preset: Preset::AWALE,
             grand_slam: GrandSlam::Forbidden,
-            indetermination: 6,
+            indetermination: 9,
             ..Rules::abapa()
         }
     }
@@ -198,6 +204,7 @@ impl Rules {
             feeding: Feeding::Optional,
             starvation: Starvation::StarvedUnlessFew(3),
             cycle: CycleRule::Split,
+            cycle_needs_seeds: false,
             ..Rules::abapa()
         }
     }
@@ -207,6 +214,7 @@ impl Rules {
         Rules {
             preset: Preset::OPENSPIEL,
             sweep_on_end: true,
+            cycle_needs_seeds: false,
             ..Rules::abapa()
         }
     }
@@ -307,6 +315,13 @@ impl Rules {
                 "cycle=ignore needs max_plies > 0, or a cycling game would never end".into(),
             );
         }
+        if self.cycle_needs_seeds
+            && (self.sowing != Sowing::Single || self.houses < 2)
+            && self.cycle != CycleRule::Ignore
+            && self.max_plies == 0
+        {
+            return bad("cycle_if_seeded=true needs single sowing with at least 2 houses, or max_plies > 0, for every game to end".into());
+        }
         if self.indetermination > 12 {
             return bad("indetermination search is limited to 12 seeds on the board".into());
         }
@@ -395,6 +410,7 @@ impl Rules {
                     _ => return Err(bad("expected each_takes_own, split or ignore".into())),
                 }
             }
+            "cycle_if_seeded" => self.cycle_needs_seeds = flag()?,
             "indetermination" => self.indetermination = num(12)? as u8,
             "win" => self.win_threshold = if value == "none" { 0 } else { num(255)? as u8 },
             "sweep_on_end" => self.sweep_on_end = flag()?,
@@ -470,6 +486,7 @@ impl Rules {
                 }
                 .into(),
             ),
+            ("cycle_if_seeded", self.cycle_needs_seeds.to_string()),
             ("indetermination", self.indetermination.to_string()),
             (
                 "win",
@@ -526,6 +543,7 @@ pub(crate) fn oware_rules(players: u8) -> Rules {
         feeding: Feeding::Optional,
         starvation: Starvation::FeederTakesAll,
         cycle: CycleRule::EachTakesOwn,
+        cycle_needs_seeds: false,
         indetermination: 0,
         win_threshold: 0,
         sweep_on_end: false,
@@ -538,7 +556,7 @@ pub(crate) fn oware_rules(players: u8) -> Rules {
 }
 
 /// The option keys accepted in a rules spec.
-pub const OPTION_KEYS: [&str; 18] = [
+pub const OPTION_KEYS: [&str; 19] = [
     "players",
     "houses",
     "seeds",
@@ -549,6 +567,7 @@ pub const OPTION_KEYS: [&str; 18] = [
     "feeding",
     "starvation",
     "cycle",
+    "cycle_if_seeded",
     "indetermination",
     "win",
     "sweep_on_end",

@@ -89,6 +89,33 @@ pub struct MoveInfo {
     pub relay_capped: bool,
 }
 
+/// The outcome rule, the one definition of the crate: for the stores `scores` (one per player),
+/// +1 for a sole leader, 0 for players tied for the lead, -1 for the others; entries past
+/// `scores.len()` are 0. [`State::returns`], the agents' and the trainer's exact outcomes and
+/// the batch's returns all call it.
+///
+/// ```
+/// use awale::outcome_from_scores;
+/// assert_eq!(&outcome_from_scores(&[25, 23])[..2], &[1.0, -1.0]);
+/// assert_eq!(&outcome_from_scores(&[10, 10, 4])[..3], &[0.0, 0.0, -1.0]);
+/// ```
+#[inline]
+pub fn outcome_from_scores(scores: &[u8]) -> [f32; MAX_PLAYERS] {
+    let mut r = [0f32; MAX_PLAYERS];
+    let best = scores.iter().copied().max().unwrap_or(0);
+    let leaders = scores.iter().filter(|&&s| s == best).count();
+    for (x, &s) in r.iter_mut().zip(scores) {
+        *x = if s < best {
+            -1.0
+        } else if leaders == 1 {
+            1.0
+        } else {
+            0.0
+        };
+    }
+    r
+}
+
 /// An exact key for repetition detection: the board and the player to move.
 pub type PositionKey = (u128, u8);
 
@@ -814,9 +841,40 @@ impl State {
         }
     }
 
+    /// Whether this position, once it repeats, ends the game under `rules`: never under
+    /// [`CycleRule::Ignore`]; with [`Rules::cycle_needs_seeds`], only when every player has at
+    /// least one seed on his side (`000`: « Si un cycle infini de déplacements se produit … et
+    /// que les deux joueurs ont au moins 1 graine à leur côté »); otherwise always. Every
+    /// repetition check of the crate (the game's history, the batch, the searches) asks this.
+    ///
+    /// ```
+    /// use awale::{Rules, State};
+    /// let abapa = Rules::abapa();
+    /// let s = State::from_parts(&abapa, &[0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], &[23, 23], 1, 0)
+    ///     .unwrap();
+    /// assert!(!s.repetition_ends(&abapa)); // South's row is empty: play goes on
+    /// assert!(s.repetition_ends(&Rules::openspiel()));
+    /// ```
+    #[inline]
+    pub fn repetition_ends(&self, rules: &Rules) -> bool {
+        if rules.cycle == CycleRule::Ignore {
+            return false;
+        }
+        if !rules.cycle_needs_seeds {
+            return true;
+        }
+        let h = rules.houses as usize;
+        let row = (1u16 << h) - 1;
+        let nonempty = self.nonempty_pits();
+        (0..rules.players as usize).all(|p| (nonempty >> (p * h)) & row != 0)
+    }
+
     /// Ends the game because its position repeated, applying the rules' cycle rule. Does nothing
-    /// under [`CycleRule::Ignore`].
+    /// when a repetition of this position does not end the game ([`State::repetition_ends`]).
     pub fn end_by_repetition(&mut self, rules: &Rules) {
+        if !self.repetition_ends(rules) {
+            return;
+        }
         match rules.cycle {
             CycleRule::Ignore => return,
             CycleRule::EachTakesOwn => self.each_takes_own(rules),
@@ -841,23 +899,32 @@ impl State {
     /// Exact search: can any sequence of legal moves from here lead to a capture? Used for the
     /// end by indetermination, only with few seeds on the board.
     ///
-    /// For single sowing with at most `rules.indetermination` seeds on the board, the answer is
-    /// looked up in a table of every such position, built on first use and shared by all
-    /// threads (`awale`: 37,128 positions, a few milliseconds). Otherwise (more seeds, relay
-    /// sowing, or more than 2^20 positions under the threshold) it is a depth-first walk of the
-    /// positions reachable without a capture, with per-thread buffers reused from call to call
-    /// (no allocation once warm) and a per-thread memo of answers (direct-mapped, 16,384
-    /// positions) kept while the rules stay the same.
+    /// The search lives in its own module (`src/indetermination.rs`). For single sowing with at
+    /// most `rules.indetermination` seeds on the board, the answer is looked up in a table of
+    /// every such position, built on first use and shared by all threads (`awale`: 587,860
+    /// positions of up to 9 seeds); the table is keyed only by the rules of play and the seed
+    /// limit, and at most four are kept. When the positions under the limit are more than 2^20
+    /// the table covers the largest seed count that fits. Otherwise (more seeds, relay sowing)
+    /// it is a depth-first walk of the positions reachable without a capture, with per-thread
+    /// buffers reused from call to call (no allocation once warm) and a per-thread memo of
+    /// answers (direct-mapped, 16,384 positions) kept while the rules of play stay the same.
     pub fn capture_reachable(&self, rules: &Rules) -> bool {
-        if self.status != Status::Ongoing {
-            return false;
-        }
-        REACH.with(|search| match search.try_borrow_mut() {
-            Ok(mut search) => search.run(self, rules),
-            // Not reachable from the search itself (its rules have no indetermination); kept
-            // for safety.
-            Err(_) => ReachSearch::default().run(self, rules),
-        })
+        crate::indetermination::capture_reachable(self, rules)
+    }
+
+    /// A position of the capture search (`crate::indetermination`): `pits`, `to_move`, empty
+    /// stores, ply 0, with the ends of the start of a turn checked under `rules`.
+    pub(crate) fn search_position(rules: &Rules, pits: [u8; MAX_PITS], to_move: usize) -> State {
+        let mut s = State {
+            pits,
+            scores: [0; MAX_PLAYERS],
+            to_move: to_move as u8,
+            last_capturer: NO_CAPTURER,
+            ply: 0,
+            status: Status::Ongoing,
+        };
+        s.begin_turn(rules);
+        s
     }
 
     /// The player(s) with the highest score, once the game ended by the rules.
@@ -870,24 +937,14 @@ impl State {
         (0..n).filter(|&p| self.scores[p] == best).collect()
     }
 
-    /// Final returns per player: +1 for a sole winner, -1 for everyone not among the winners,
-    /// 0 for players tied for first. All zero while the game goes on or when it was truncated.
+    /// Final returns per player ([`outcome_from_scores`] of the stores once the game ended by
+    /// the rules): +1 for a sole winner, -1 for everyone not among the winners, 0 for players
+    /// tied for first. All zero while the game goes on or when it was truncated.
     pub fn returns(&self, rules: &Rules) -> [f32; MAX_PLAYERS] {
-        let mut r = [0f32; MAX_PLAYERS];
-        let w = self.winners(rules);
-        if w.is_empty() {
-            return r;
+        if !matches!(self.status, Status::Ended(_)) {
+            return [0f32; MAX_PLAYERS];
         }
-        for (p, x) in r.iter_mut().enumerate().take(rules.players as usize) {
-            *x = if !w.contains(&p) {
-                -1.0
-            } else if w.len() == 1 {
-                1.0
-            } else {
-                0.0
-            };
-        }
-        r
+        outcome_from_scores(&self.scores[..rules.players as usize])
     }
 
     /// Marks the game truncated (used by callers that impose their own limit).
@@ -895,485 +952,6 @@ impl State {
         if self.status == Status::Ongoing {
             self.status = Status::Truncated;
         }
-    }
-}
-
-thread_local! {
-    /// The buffers of [`State::capture_reachable`], one set per thread.
-    static REACH: std::cell::RefCell<ReachSearch> = std::cell::RefCell::new(ReachSearch::default());
-}
-
-/// A hash of a position key for the search's tables (use the top bits).
-#[inline(always)]
-fn key_hash(key: PositionKey) -> u64 {
-    let x = (key.0 as u64) ^ ((key.0 >> 64) as u64).rotate_left(32) ^ ((key.1 as u64) << 56);
-    (x ^ (x >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
-
-/// One slot of [`KeySet`].
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    pits: u128,
-    generation: u32,
-    to_move: u8,
-}
-
-/// A set of position keys (open addressing, linear probing) that is emptied in O(1) by bumping
-/// a generation number, and grows (doubling) when more than half full.
-struct KeySet {
-    slots: Vec<Slot>,
-    bits: u32,
-    generation: u32,
-    len: usize,
-}
-
-impl Default for KeySet {
-    fn default() -> KeySet {
-        KeySet {
-            slots: vec![Slot::default(); 1 << 8],
-            bits: 8,
-            generation: 1,
-            len: 0,
-        }
-    }
-}
-
-impl KeySet {
-    /// Empties the set.
-    fn clear(&mut self) {
-        self.len = 0;
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.slots.fill(Slot::default());
-            self.generation = 1;
-        }
-    }
-
-    /// Adds `key`; false if it was already there.
-    fn insert(&mut self, key: PositionKey) -> bool {
-        if 2 * (self.len + 1) > self.slots.len() {
-            self.grow();
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = (key_hash(key) >> (64 - self.bits)) as usize;
-        loop {
-            let slot = &mut self.slots[i];
-            if slot.generation != self.generation {
-                *slot = Slot {
-                    pits: key.0,
-                    generation: self.generation,
-                    to_move: key.1,
-                };
-                self.len += 1;
-                return true;
-            }
-            if slot.pits == key.0 && slot.to_move == key.1 {
-                return false;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// The keys in the set.
-    fn keys(&self) -> impl Iterator<Item = PositionKey> + '_ {
-        let generation = self.generation;
-        self.slots
-            .iter()
-            .filter(move |s| s.generation == generation)
-            .map(|s| (s.pits, s.to_move))
-    }
-
-    /// Doubles the table.
-    fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); 2 << self.bits]);
-        self.bits += 1;
-        self.len = 0;
-        for s in old {
-            if s.generation == self.generation {
-                self.insert((s.pits, s.to_move));
-            }
-        }
-    }
-}
-
-/// Number of positions [`Memo`] remembers (a power of two).
-const MEMO_BITS: u32 = 14;
-
-/// Answers of earlier searches under the same rules: a direct-mapped table of position keys;
-/// `tags[i]` is 0 for an empty slot, else `1 + 2 * to_move + answer`.
-#[derive(Default)]
-struct Memo {
-    rules: Option<Rules>,
-    pits: Vec<u128>,
-    tags: Vec<u8>,
-}
-
-impl Memo {
-    /// Forgets everything unless it was built for `rules`.
-    fn use_rules(&mut self, rules: &Rules) {
-        if self.rules.as_ref() != Some(rules) {
-            self.rules = Some(*rules);
-            self.pits.clear();
-            self.pits.resize(1 << MEMO_BITS, 0);
-            self.tags.clear();
-            self.tags.resize(1 << MEMO_BITS, 0);
-        }
-    }
-
-    #[inline]
-    fn get(&self, key: PositionKey) -> Option<bool> {
-        let i = (key_hash(key) >> (64 - MEMO_BITS)) as usize;
-        let tag = self.tags[i];
-        if tag != 0 && (tag - 1) >> 1 == key.1 && self.pits[i] == key.0 {
-            Some((tag - 1) & 1 == 1)
-        } else {
-            None
-        }
-    }
-
-    #[inline]
-    fn put(&mut self, key: PositionKey, answer: bool) {
-        let i = (key_hash(key) >> (64 - MEMO_BITS)) as usize;
-        self.pits[i] = key.0;
-        self.tags[i] = 1 + 2 * key.1 + u8::from(answer);
-    }
-}
-
-/// The rules of the capture search and its one step.
-struct Probe {
-    /// `rules` with every end that does not depend on the board alone turned off (threshold,
-    /// ply limit, indetermination itself), so that positions are keyed by board and mover.
-    rules: Rules,
-    /// `rules` with grand slams not filtered by [`State::legal_mask`] (see [`Probe::expand`]).
-    unfiltered: Rules,
-    /// Grand slams are forbidden unless every move is one.
-    forbidden: bool,
-}
-
-impl Probe {
-    fn new(rules: &Rules) -> Probe {
-        let rules = Rules {
-            indetermination: 0,
-            win_threshold: 0,
-            max_plies: 0,
-            sweep_on_end: false,
-            ..*rules
-        };
-        // A grand slam captures nothing under `Forbidden`, exactly as under `NoCapture`; the
-        // search tells forbidden grand slams apart itself from the moves it plays anyway,
-        // rather than through `legal_mask`, which would sow every move twice.
-        let forbidden = rules.grand_slam == GrandSlam::Forbidden && rules.sowing == Sowing::Single;
-        let unfiltered = Rules {
-            grand_slam: if forbidden {
-                GrandSlam::NoCapture
-            } else {
-                rules.grand_slam
-            },
-            ..rules
-        };
-        Probe {
-            rules,
-            unfiltered,
-            forbidden,
-        }
-    }
-
-    /// Plays every legal move of `s` (ongoing): true as soon as one captures; otherwise
-    /// `children` receives the positions reached that are still ongoing.
-    fn expand(&self, s: &State, children: &mut Vec<State>) -> bool {
-        children.clear();
-        let mask = s.legal_mask(&self.unfiltered);
-        let mut slams = 0u16;
-        for i in 0..self.rules.houses as usize {
-            if mask & (1 << i) == 0 {
-                continue;
-            }
-            let mut next = *s;
-            let info = next.apply_unchecked(&self.rules, i);
-            // A capturing move is legal: only a grand slam can be forbidden, and under
-            // `Forbidden` a grand slam captures nothing.
-            if info.any_captured > 0 {
-                return true;
-            }
-            if info.grand_slam {
-                slams |= 1 << i;
-            }
-            children.push(next);
-        }
-        if self.forbidden && slams != 0 && slams != mask {
-            // Grand slams are forbidden, as another move exists: drop them. `children` holds
-            // the moves of `mask` in house order.
-            let mut k = 0;
-            children.retain(|_| {
-                while mask & (1 << k) == 0 {
-                    k += 1;
-                }
-                let keep = slams & (1 << k) == 0;
-                k += 1;
-                keep
-            });
-        }
-        children.retain(|c| c.status == Status::Ongoing);
-        false
-    }
-}
-
-/// Largest number of positions (boards × players) for which a [`ReachTable`] is built; with
-/// more, [`ReachSearch`] searches at each call instead.
-const REACH_TABLE_MAX: usize = 1 << 20;
-
-/// Ways to put `seeds` seeds into `pits` pits: C(seeds + pits - 1, pits - 1).
-fn ways(pits: usize, seeds: usize) -> u64 {
-    if pits == 0 {
-        return u64::from(seeds == 0);
-    }
-    // C(seeds + pits - 1, seeds), by the multiplicative formula (exact at each step).
-    (1..=seeds as u64).fold(1u64, |acc, k| acc * (pits as u64 - 1 + k) / k)
-}
-
-/// The answer of [`State::capture_reachable`] for every position of single-sowing rules with at
-/// most `limit` seeds on the board (the rules' indetermination threshold): computed once per
-/// rules as a fixed point, then one lookup per call.
-///
-/// Boards are numbered by seed count, then lexicographically (combinatorial ranking).
-struct ReachTable {
-    /// The search rules the table was built for ([`Probe::rules`]).
-    rules: Rules,
-    limit: usize,
-    /// `first[s]`: number of the first board holding `s` seeds.
-    first: Vec<u32>,
-    /// `below[(i * (limit + 1) + r) * (limit + 1) + c]`: how many ways to hold `r` seeds in
-    /// pits `i..` give pit `i` fewer than `c`.
-    below: Vec<u32>,
-    /// One bit per position (board number × players + player to move).
-    reach: Vec<u64>,
-}
-
-impl ReachTable {
-    /// Builds the table for positions with at most `limit` seeds on the board, or `None` when
-    /// the rules are not single sowing or have too many positions.
-    fn build(rules: &Rules, limit: usize) -> Option<ReachTable> {
-        let probe = Probe::new(rules);
-        let n = rules.pits();
-        let h = rules.houses as usize;
-        let players = rules.players as usize;
-        if rules.sowing != Sowing::Single || limit == 0 {
-            return None;
-        }
-        let boards: u64 = (0..=limit).map(|s| ways(n, s)).sum();
-        if boards * players as u64 > REACH_TABLE_MAX as u64 {
-            return None;
-        }
-        let width = limit + 1;
-        let mut below = vec![0u32; n * width * width];
-        for i in 0..n {
-            for r in 0..=limit {
-                let mut acc = 0u64;
-                for c in 0..=r {
-                    below[(i * width + r) * width + c] = acc as u32;
-                    acc += ways(n - i - 1, r - c);
-                }
-            }
-        }
-        let mut first = vec![0u32; width];
-        for s in 1..=limit {
-            first[s] = first[s - 1] + ways(n, s - 1) as u32;
-        }
-        let total = boards as usize * players;
-        let mut table = ReachTable {
-            rules: probe.rules,
-            limit,
-            first,
-            below,
-            reach: vec![0u64; total.div_ceil(64)],
-        };
-        // One pass plays every move once: captures are found, other moves are recorded.
-        let mut edges = vec![u32::MAX; total * h];
-        let mut children = Vec::with_capacity(h);
-        let mut pits = [0u8; MAX_PITS];
-        let mut seeds = 0usize;
-        loop {
-            let board = table.board_number(&pits, seeds);
-            for p in 0..players {
-                let idx = board * players + p;
-                let mut s = State {
-                    pits,
-                    scores: [0; MAX_PLAYERS],
-                    to_move: p as u8,
-                    last_capturer: NO_CAPTURER,
-                    ply: 0,
-                    status: Status::Ongoing,
-                };
-                s.begin_turn(&probe.rules);
-                if s.status != Status::Ongoing {
-                    continue;
-                }
-                if probe.expand(&s, &mut children) {
-                    table.reach[idx / 64] |= 1 << (idx % 64);
-                    continue;
-                }
-                for (k, c) in children.iter().enumerate() {
-                    let b = table.board_number(&c.pits, seeds);
-                    edges[idx * h + k] = (b * players + c.to_move as usize) as u32;
-                }
-            }
-            // Next board with at most `limit` seeds (an odometer, last pit fastest).
-            let mut i = n;
-            loop {
-                if i == 0 {
-                    break;
-                }
-                i -= 1;
-                if seeds < limit {
-                    pits[i] += 1;
-                    seeds += 1;
-                    break;
-                }
-                seeds -= pits[i] as usize;
-                pits[i] = 0;
-                if i == 0 {
-                    i = usize::MAX;
-                    break;
-                }
-            }
-            if i == usize::MAX {
-                break;
-            }
-        }
-        // Reachability: a position reaches a capture if one of its successors does.
-        loop {
-            let mut changed = false;
-            for idx in 0..total {
-                if table.reach[idx / 64] & (1 << (idx % 64)) != 0 {
-                    continue;
-                }
-                for &e in &edges[idx * h..(idx + 1) * h] {
-                    if e == u32::MAX {
-                        break;
-                    }
-                    if table.reach[e as usize / 64] & (1 << (e % 64)) != 0 {
-                        table.reach[idx / 64] |= 1 << (idx % 64);
-                        changed = true;
-                        break;
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        Some(table)
-    }
-
-    /// The number of a board holding `seeds <= limit` seeds in all.
-    #[inline]
-    fn board_number(&self, pits: &[u8; MAX_PITS], seeds: usize) -> usize {
-        let width = self.limit + 1;
-        let mut left = seeds;
-        let mut number = self.first[seeds] as usize;
-        for (i, &c) in pits[..self.rules.pits() - 1].iter().enumerate() {
-            if left == 0 {
-                break;
-            }
-            number += self.below[(i * width + left) * width + c as usize] as usize;
-            left -= c as usize;
-        }
-        number
-    }
-
-    /// The answer for `s` (ongoing), or `None` if it holds too many seeds.
-    #[inline]
-    fn lookup(&self, s: &State) -> Option<bool> {
-        let seeds = s.board_seeds(&self.rules) as usize;
-        if seeds > self.limit || s.to_move >= self.rules.players {
-            return None;
-        }
-        let idx =
-            self.board_number(&s.pits, seeds) * self.rules.players as usize + s.to_move as usize;
-        Some(self.reach[idx / 64] & (1 << (idx % 64)) != 0)
-    }
-}
-
-/// A table for some rules, if they have one.
-type TableEntry = (Rules, Option<std::sync::Arc<ReachTable>>);
-
-/// The tables built so far, shared by every thread (`None`: the rules have none).
-static REACH_TABLES: std::sync::Mutex<Vec<TableEntry>> = std::sync::Mutex::new(Vec::new());
-
-/// The table for `rules` (their indetermination threshold bounds the seeds), built on first
-/// use by any thread.
-fn reach_table(rules: &Rules) -> Option<std::sync::Arc<ReachTable>> {
-    let mut tables = REACH_TABLES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, t)) = tables.iter().find(|(r, _)| r == rules) {
-        return t.clone();
-    }
-    let table = ReachTable::build(rules, rules.indetermination as usize).map(std::sync::Arc::new);
-    tables.push((*rules, table.clone()));
-    table
-}
-
-/// The reusable state of [`State::capture_reachable`].
-#[derive(Default)]
-struct ReachSearch {
-    /// The table for the rules of the last call, if they have one.
-    table: Option<TableEntry>,
-    stack: Vec<State>,
-    seen: KeySet,
-    children: Vec<State>,
-    memo: Memo,
-}
-
-impl ReachSearch {
-    /// Whether a capture is reachable from `root` (which is ongoing) under `rules`.
-    fn run(&mut self, root: &State, rules: &Rules) -> bool {
-        if self.table.as_ref().map(|(r, _)| r) != Some(rules) {
-            self.table = Some((*rules, reach_table(rules)));
-        }
-        if let Some((_, Some(table))) = &self.table {
-            if let Some(answer) = table.lookup(root) {
-                return answer;
-            }
-        }
-        // No table (or too many seeds for it): a depth-first search, with the memo.
-        let probe = Probe::new(rules);
-        self.memo.use_rules(&probe.rules);
-        let root_key = root.key();
-        if let Some(answer) = self.memo.get(root_key) {
-            return answer;
-        }
-        self.stack.clear();
-        self.seen.clear();
-        self.seen.insert(root_key);
-        self.stack.push(*root);
-        let found = 'search: loop {
-            let Some(s) = self.stack.pop() else {
-                break false;
-            };
-            if probe.expand(&s, &mut self.children) {
-                break true;
-            }
-            for next in &self.children {
-                let key = next.key();
-                match self.memo.get(key) {
-                    Some(true) => break 'search true,
-                    Some(false) => {}
-                    None => {
-                        if self.seen.insert(key) {
-                            self.stack.push(*next);
-                        }
-                    }
-                }
-            }
-        };
-        if !found {
-            // Nothing reachable from the root captures, so nothing reachable from any position
-            // seen on the way does either.
-            for key in self.seen.keys() {
-                self.memo.put(key, false);
-            }
-        }
-        self.memo.put(root_key, found);
-        found
     }
 }
 

@@ -7,7 +7,9 @@
 //! games is also replayed under [`Rules::abapa`], which must agree with OpenSpiel at every ply
 //! but the last, and at the last must differ exactly by the documented sweep (OpenSpiel gives the
 //! seeds left on the board to their row's owner at every end; abapa leaves them on the board
-//! when a player reaches 25).
+//! when a player reaches 25). One more documented difference: OpenSpiel ends every repeated
+//! position, abapa only those where each player has a seed on his side (`000`); where a row is
+//! empty, abapa must be still playing, with the board OpenSpiel swept.
 //!
 //! Environment:
 //! - `AWALE_OPENSPIEL_PYTHON`: a Python with `pyspiel` (`pip install open-spiel`). When unset the
@@ -200,6 +202,8 @@ struct Totals {
     abapa_plies: u64,
     /// Sampled games whose abapa end left seeds on the board (threshold ends).
     abapa_left_seeds: u64,
+    /// Sampled games that OpenSpiel ended by a repetition with an empty row, where abapa plays on.
+    abapa_played_on: u64,
 }
 
 /// Replays one traced game and compares it ply by ply.
@@ -285,12 +289,20 @@ fn check_game<R: Read>(trace: &mut Trace<R>, totals: &mut Totals) -> Result<(), 
                     st.scores()[1] as u32 + st.row_seeds(rules, 1),
                 ];
                 let left = st.board_seeds(rules);
-                let ok = a.terminal
+                // abapa's cycle rule needs a seed on each side (`cycle_if_seeded`): a repeated
+                // position with an empty row, which OpenSpiel ends, is played on.
+                let played_on = ab.status() == Status::Ongoing
+                    && !st.repetition_ends(rules)
                     && os.pits == [0; PITS]
-                    && swept == [os.scores[0] as u32, os.scores[1] as u32]
-                    && (left == 0 || ab.status() == Status::Ended(EndReason::Threshold))
-                    && (left > 0 || same(&a, &os))
-                    && ab.returns()[..2] == game.returns()[..2];
+                    && swept == [os.scores[0] as u32, os.scores[1] as u32];
+                totals.abapa_played_on += u64::from(played_on);
+                let ok = played_on
+                    || (a.terminal
+                        && os.pits == [0; PITS]
+                        && swept == [os.scores[0] as u32, os.scores[1] as u32]
+                        && (left == 0 || ab.status() == Status::Ended(EndReason::Threshold))
+                        && (left > 0 || same(&a, &os))
+                        && ab.returns()[..2] == game.returns()[..2]);
                 if !ok {
                     return fail(
                         ply,
@@ -436,14 +448,16 @@ fn openspiel_oware_agrees_ply_by_ply() {
         "openspiel_diff: {} games, {} plies identical to OpenSpiel's oware under 'openspiel' \
          (seed {seed}; {} stopped by OpenSpiel's 1000-ply cap); ends: {:?}; abapa sample: {} \
          games, {} plies, identical but for the final sweep, which left seeds on the board in \
-         {} threshold ends; {secs:.1} s",
+         {} threshold ends, and {} repetitions with an empty row that abapa plays on; \
+         {secs:.1} s",
         totals.games,
         totals.plies,
         totals.capped,
         totals.ends,
         totals.abapa_games,
         totals.abapa_plies,
-        totals.abapa_left_seeds
+        totals.abapa_left_seeds,
+        totals.abapa_played_on
     ));
     assert_eq!(totals.games, games);
     assert!(

@@ -497,3 +497,44 @@ fn long_sowings_of_twelve_and_more_leave_the_origin_empty() {
         }
     }
 }
+
+/// `000`'s cycle rule needs a seed on each side (`cycle_if_seeded`), so a repeated position with
+/// an empty row does not end the game. Every game still ends without a ply limit (see
+/// `docs/rules.md`, abapa's cycles): random games on small boards, where such repetitions are
+/// common, all end, and some of them play on after one.
+#[test]
+fn games_end_without_a_ply_limit_when_repetitions_need_seeds_on_each_side() {
+    let mut played_on = 0;
+    for spec in [
+        "abapa:houses=2,seeds=2,win=none",
+        "abapa:houses=3,seeds=2,win=none",
+        "abapa:houses=3,seeds=1,win=none,grand_slam=capture_all",
+        "awale:houses=2,seeds=3,win=none",
+        "abapa:houses=4,seeds=1,win=none,feeding=optional",
+    ] {
+        let r: Rules = spec.parse().unwrap();
+        assert!(r.cycle_needs_seeds && r.max_plies == 0);
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        for _ in 0..300 {
+            let mut g = Game::new(r);
+            let mut seen: Vec<awale::PositionKey> = vec![g.state().key()];
+            while !g.is_over() {
+                assert!(g.state().ply() < 100_000, "{spec}: no end");
+                let legal = g.legal_moves();
+                let info = g.apply(legal[rng.random_range(0..legal.len())]).unwrap();
+                if info.any_captured > 0 {
+                    seen.clear();
+                }
+                let key = g.state().key();
+                if !g.is_over() && seen.contains(&key) {
+                    // A repetition that did not end the game: a row is empty.
+                    assert!(!g.state().repetition_ends(&r), "{spec}");
+                    played_on += 1;
+                }
+                seen.push(key);
+            }
+            assert!(matches!(g.status(), Status::Ended(_)), "{spec}");
+        }
+    }
+    assert!(played_on > 0, "no repetition with an empty row was met");
+}

@@ -502,3 +502,71 @@ fn ply_limit_truncates_instead_of_failing() {
     assert_eq!(g.returns(), [0.0; awale::MAX_PLAYERS]);
     assert!(g.state().winners(&r).is_empty());
 }
+
+// « Si un cycle infini de déplacements se produit (supposé lorsque le même plateau se reproduit)
+// et que les deux joueurs ont au moins 1 graine à leur côté, toutes les graines restantes sont
+// partagées entre les joueurs. Chaque joueur reçoit les graines qui se trouvent dans ses trous. »
+#[test]
+fn a_repetition_with_an_empty_row_does_not_end_the_game() {
+    // The example of issue 17: `abapa 0,0,0,0,0,0/1,0,0,0,0,1 23,23 1`, moves
+    // `f A a B b C c D d E e F`. The two seeds chase each other round the board and the start
+    // position comes back, South's row empty.
+    let start = [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+    let moves = [5, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5];
+    let r = Rules::abapa();
+    assert!(r.cycle_needs_seeds);
+    let mut g = game(&r, &start, &[23, 23], 1);
+    play(&mut g, &moves);
+    assert_eq!(g.state().key(), pos(&r, &start, &[23, 23], 1).key());
+    assert!(!g.state().repetition_ends(&r));
+    assert_eq!(
+        g.status(),
+        Status::Ongoing,
+        "South has no seed: no cycle end"
+    );
+    // North must feed (f); the position after the first move comes back, a seed on each side:
+    // now the cycle rule applies and each takes the seed of his row.
+    assert_eq!(g.legal_moves(), vec![5]);
+    g.apply(5).unwrap();
+    assert_eq!(g.status(), Status::Ended(EndReason::Repetition));
+    assert_eq!(g.scores(), vec![24, 24]);
+    assert_eq!(g.returns()[..2], [0.0, 0.0]);
+
+    // The old rule, and OpenSpiel's: every repetition ends the game, here 23-25.
+    for spec in ["abapa:cycle_if_seeded=false", "openspiel"] {
+        let r = rules(spec);
+        assert!(!r.cycle_needs_seeds);
+        let mut g = game(&r, &start, &[23, 23], 1);
+        play(&mut g, &moves);
+        assert_eq!(g.status(), Status::Ended(EndReason::Repetition), "{spec}");
+        assert_eq!(g.scores(), vec![23, 25], "{spec}");
+    }
+
+    // Directly on a position: nothing happens while a row is empty.
+    let mut s = pos(&r, &start, &[23, 23], 1);
+    s.end_by_repetition(&r);
+    assert_eq!(s.status(), Status::Ongoing);
+    assert_eq!(s.board_seeds(&r), 2);
+}
+
+#[test]
+fn cycle_if_seeded_is_an_option() {
+    assert!(
+        Rules::awale().cycle_needs_seeds,
+        "awale plays abapa's cycle rule"
+    );
+    assert!(!Rules::wari().cycle_needs_seeds);
+    assert!(!Rules::openspiel().cycle_needs_seeds);
+    assert!(!rules("oware4").cycle_needs_seeds);
+    let r = rules("abapa:cycle_if_seeded=false");
+    assert_eq!(r.to_string(), "abapa:cycle_if_seeded=false");
+    assert_eq!(r.to_string().parse::<Rules>().unwrap(), r);
+    assert!("abapa:cycle_if_seeded=maybe".parse::<Rules>().is_err());
+    // Relay sowing could cycle for ever with a row empty at every repetition: a ply limit is
+    // needed there.
+    let e = "oware4:cycle_if_seeded=true".parse::<Rules>().unwrap_err();
+    assert!(e.to_string().contains("max_plies"), "{e}");
+    assert!("oware4:cycle_if_seeded=true,max_plies=500"
+        .parse::<Rules>()
+        .is_ok());
+}

@@ -191,8 +191,8 @@ fn indetermination_is_a_setting() {
     assert_eq!(g.status(), Status::Ended(EndReason::Repetition));
     assert_eq!(g.scores(), vec![24, 24]);
 
-    // The default limit is 6 seeds on the board: with more, no search is made.
-    assert_eq!(Rules::awale().indetermination, 6);
+    // The default limit is 9 seeds on the board: with more, no search is made.
+    assert_eq!(Rules::awale().indetermination, 9);
     assert!("awale:indetermination=13".parse::<Rules>().is_err());
 }
 
@@ -215,4 +215,56 @@ fn ply_limit_truncates() {
     }
     assert_eq!(g.status(), Status::Truncated);
     assert_eq!(g.state().ply(), 9);
+}
+
+// « Lorsqu'il reste trop peu de graines pour qu'aucune prise ne soit désormais possible [...]
+// Chaque joueur récupère la ou les graines restantes de son camp. C'est la fin « par
+// indétermination ». »
+#[test]
+fn indetermination_with_eight_seeds() {
+    // The example of issue 17: `awale 0,0,0,0,0,2/2,0,2,2,0,0 23,17 0`. No capture can ever
+    // happen again: the game ends at once and each takes his row, 25-23 to South.
+    let pits = [0, 0, 0, 0, 0, 2, 2, 0, 2, 2, 0, 0];
+    let r = Rules::awale();
+    let s = pos(&r, &pits, &[23, 17], 0);
+    assert_eq!(s.status(), Status::Ended(EndReason::Indetermination));
+    assert_eq!(scores(&r, &s), [25, 23]);
+    assert_eq!(s.returns(&r)[..2], [1.0, -1.0]);
+    // The old limit of 6 seeds (an option) does not look at 8 seeds: play goes on.
+    let old = rules("awale:indetermination=6");
+    let s = pos(&old, &pits, &[23, 17], 0);
+    assert_eq!(s.status(), Status::Ongoing);
+    assert!(!s.capture_reachable(&old), "the search itself knows");
+}
+
+#[test]
+fn indetermination_with_nine_seeds_and_beyond_the_default_limit() {
+    // Nine seeds (a position met in random play, less North's e): South's only seeds are in F,
+    // and no line of play ever brings a last seed onto a hole of 1 or 2.
+    let r = Rules::awale();
+    let s = pos(&r, &[0, 0, 0, 0, 0, 4, 2, 1, 2, 0, 0, 0], &[21, 18], 0);
+    assert_eq!(s.status(), Status::Ended(EndReason::Indetermination));
+    assert_eq!(scores(&r, &s), [25, 23]);
+    // Positions met in random play with 10 and 11 seeds: above the default limit the game goes
+    // on, and the exact search (no table there) decides under a higher limit.
+    for (pits, sc, to_move) in [
+        ([0, 0, 0, 0, 0, 4, 2, 1, 2, 0, 1, 0], [21, 17], 0),
+        ([0, 0, 0, 0, 0, 5, 3, 2, 1, 0, 0, 0], [16, 21], 1),
+    ] {
+        let s = pos(&r, &pits, &sc, to_move);
+        assert_eq!(s.status(), Status::Ongoing);
+        assert!(!s.capture_reachable(&r));
+        let wide = rules("awale:indetermination=12");
+        let s = pos(&wide, &pits, &sc, to_move);
+        assert_eq!(s.status(), Status::Ended(EndReason::Indetermination));
+        let south: u8 = pits[..6].iter().sum();
+        assert_eq!(
+            scores(&wide, &s),
+            [sc[0] + south, sc[1] + (pits.iter().sum::<u8>() - south)]
+        );
+    }
+    // A capture still reachable with 9 seeds: the game goes on.
+    let s = pos(&r, &[0, 0, 0, 0, 1, 4, 2, 1, 1, 0, 0, 0], &[21, 18], 0);
+    assert!(s.capture_reachable(&r));
+    assert_eq!(s.status(), Status::Ongoing);
 }

@@ -10,7 +10,11 @@
 //!   [`State::apply_unchecked`] on copies, so grand slams, feeding, starvation and every other
 //!   rule are exactly the game's. Repetitions are detected like [`crate::History`]: a position
 //!   seen since the last capture, on the game's history or the search path, ends the game by the
-//!   rules' cycle rule.
+//!   rules' cycle rule (when [`State::repetition_ends`] says it does).
+//! - **Transposition table**: an entry is keyed by everything its value depends on: the
+//!   position and stores, the ply when the rules have a ply limit, and the positions of the
+//!   repetition window when they have a cycle rule (see `AlphaBeta::tt_key`), so that a value
+//!   found near the ply limit or next to a repetition is never reused where it does not hold.
 //! - **Move ordering**: the transposition-table move, then captures by size, killer moves and the
 //!   history heuristic.
 //! - **Limits**: `depth` always; `nodes` and `time_ms` stop the search between nodes, and the
@@ -122,6 +126,9 @@ pub struct AlphaBeta {
     killers: Vec<[u8; 2]>,
     history: [[u32; MAX_PITS]; 2],
     path: Vec<PositionKey>,
+    /// `sums[i]`: the wrapping sum of [`key_hash`] over `path[..=i]`, so that the repetition
+    /// window `path[floor..]` hashes in O(1) for the transposition table.
+    sums: Vec<u64>,
     nodes: u64,
     next_check: u64,
     deadline: Option<Instant>,
@@ -149,6 +156,7 @@ impl AlphaBeta {
             killers: vec![[u8::MAX; 2]; MAX_PLY],
             history: [[0; MAX_PITS]; 2],
             path: Vec::with_capacity(256),
+            sums: Vec::with_capacity(256),
             nodes: 0,
             next_check: 0,
             deadline: None,
@@ -220,10 +228,13 @@ impl AlphaBeta {
         }
         // The repetition window: the game's positions since its last capture, then the path.
         self.path.clear();
+        self.sums.clear();
         if rules.cycle != CycleRule::Ignore {
-            self.path.extend_from_slice(turn.history);
+            for &key in turn.history {
+                self.push_path(key);
+            }
             if self.path.last() != Some(&root.key()) {
-                self.path.push(root.key());
+                self.push_path(root.key());
             }
         }
         let mut best = (mask.trailing_zeros() as usize, 0);
@@ -267,9 +278,50 @@ impl AlphaBeta {
             }
         }
         if !self.stop {
-            self.store_key(hash(s), depth, alpha, EXACT, best as u8, 0);
+            let key = self.tt_key(rules, s, 0);
+            self.store_key(key, depth, alpha, EXACT, best as u8, 0);
         }
         (best, alpha)
+    }
+
+    /// Appends `key` to the search path.
+    #[inline]
+    fn push_path(&mut self, key: PositionKey) {
+        let sum = self.sums.last().copied().unwrap_or(0);
+        self.sums.push(sum.wrapping_add(key_hash(key)));
+        self.path.push(key);
+    }
+
+    /// Removes the last key of the search path.
+    #[inline]
+    fn pop_path(&mut self) {
+        self.path.pop();
+        self.sums.pop();
+    }
+
+    /// The transposition-table key of `s`, last on the path with its repetition window
+    /// starting at `floor`: the position and stores, plus whatever else its value depends on.
+    /// - With a ply limit, the ply: the same position nearer the limit has another value.
+    /// - With a cycle rule, the positions of the repetition window (a sum of their hashes, a
+    ///   multiset): which positions of the subtree end by repetition depends on them. Entries
+    ///   are then shared only between searches of the same position with the same window (the
+    ///   iterations of iterative deepening, and positions reached through a capture).
+    #[inline]
+    fn tt_key(&self, rules: &Rules, s: &State, floor: usize) -> u64 {
+        let mut key = hash(s);
+        if rules.max_plies > 0 {
+            key ^= mix(u64::from(s.ply()) ^ 0x6a09_e667_f3bc_c909);
+        }
+        if rules.cycle != CycleRule::Ignore && !self.sums.is_empty() {
+            let end = self.sums[self.sums.len() - 1];
+            let start = if floor == 0 || floor > self.sums.len() {
+                0
+            } else {
+                self.sums[floor - 1]
+            };
+            key ^= mix(end.wrapping_sub(start) ^ 0xbb67_ae85_84ca_a73b);
+        }
+        key | 1
     }
 
     /// The value of child `c` of `s` for the player to move in `s`.
@@ -287,13 +339,13 @@ impl AlphaBeta {
         floor: usize,
     ) -> i32 {
         let floor = if c.captured { self.path.len() } else { floor };
-        self.path.push(c.state.key());
+        self.push_path(c.state.key());
         let v = if c.state.to_move() == s.to_move() {
             self.negamax(rules, &c.state, depth - 1, ply, alpha, beta, floor)
         } else {
             -self.negamax(rules, &c.state, depth - 1, ply, -beta, -alpha, floor)
         };
-        self.path.pop();
+        self.pop_path();
         v
     }
 
@@ -392,7 +444,7 @@ impl AlphaBeta {
             return 0;
         }
         let alpha0 = alpha;
-        let key = hash(s);
+        let key = self.tt_key(rules, s, floor);
         let mut tt_move = u8::MAX;
         if let Some(e) = self.probe(key) {
             tt_move = e.best;
@@ -539,6 +591,12 @@ fn hash(s: &State) -> u64 {
     let mut z = (pits as u64) ^ mix((pits >> 64) as u64 ^ mix(extra));
     z = mix(z);
     z | 1 // 0 never appears as a key
+}
+
+/// A 64-bit hash of a repetition key (for the window sums of [`AlphaBeta::tt_key`]).
+#[inline]
+fn key_hash(key: PositionKey) -> u64 {
+    mix(key.0 as u64 ^ mix((key.0 >> 64) as u64 ^ u64::from(key.1)))
 }
 
 #[inline]

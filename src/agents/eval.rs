@@ -202,21 +202,7 @@ fn features(rules: &Rules, state: &State, player: usize) -> (i32, i32) {
 /// assert_eq!(&outcome(&rules, &s)[..2], &[0.0, 0.0]);
 /// ```
 pub fn outcome(rules: &Rules, state: &State) -> [f32; MAX_PLAYERS] {
-    let n = rules.players as usize;
-    let scores = &state.scores()[..n];
-    let best = *scores.iter().max().unwrap_or(&0);
-    let leaders = scores.iter().filter(|&&s| s == best).count();
-    let mut r = [0f32; MAX_PLAYERS];
-    for p in 0..n {
-        r[p] = if scores[p] < best {
-            -1.0
-        } else if leaders == 1 {
-            1.0
-        } else {
-            0.0
-        };
-    }
-    r
+    crate::state::outcome_from_scores(&state.scores()[..rules.players as usize])
 }
 
 #[cfg(test)]

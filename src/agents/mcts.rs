@@ -222,7 +222,7 @@ impl Mcts {
             if cycles && !s.is_over() {
                 if info.any_captured > 0 {
                     self.keys.clear();
-                } else if self.keys.contains(&s.key()) {
+                } else if self.keys.contains(&s.key()) && s.repetition_ends(rules) {
                     s.end_by_repetition(rules);
                     break;
                 }

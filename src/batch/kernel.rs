@@ -284,18 +284,10 @@ pub(crate) fn returns_into(rules: &Rules, st: &State, out: &mut [f32]) {
         out.fill(0.0);
         return;
     }
-    let scores = &st.scores()[..rules.players as usize];
-    let best = scores.iter().copied().max().unwrap_or(0);
-    let tied = scores.iter().filter(|&&s| s == best).count();
-    for (o, &s) in out.iter_mut().zip(scores) {
-        *o = if s < best {
-            -1.0
-        } else if tied == 1 {
-            1.0
-        } else {
-            0.0
-        };
-    }
+    let n = rules.players as usize;
+    let outcome = crate::state::outcome_from_scores(&st.scores()[..n]);
+    let k = out.len().min(n);
+    out[..k].copy_from_slice(&outcome[..k]);
 }
 
 /// How many boards ahead the step loop prefetches a repetition history.
@@ -309,7 +301,9 @@ mod tests {
 
     #[test]
     fn returns_match_the_engine() {
-        for spec in ["abapa", "wari", "oware3", "oware4", "oware6"] {
+        // Every preset, and the rules options that change how games end.
+        let extra = ["abapa:cycle_if_seeded=false", "awale:indetermination=6"];
+        for spec in crate::rules::PRESET_SPECS.into_iter().chain(extra) {
             let rules: Rules = spec.parse().unwrap();
             for seed in 0..30u64 {
                 let mut g = Game::with_seed(rules, seed);
@@ -325,6 +319,8 @@ mod tests {
                 let n = rules.players as usize;
                 returns_into(&rules, g.state(), &mut out[..n]);
                 assert_eq!(&out[..n], &g.returns()[..n], "{spec} seed {seed}");
+                let outcome = crate::state::outcome_from_scores(&g.state().scores()[..n]);
+                assert_eq!(&out[..n], &outcome[..n], "{spec} seed {seed}");
             }
         }
     }

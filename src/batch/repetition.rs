@@ -254,6 +254,10 @@ impl<const W: usize> Log<'_, W> {
         let key = self.key(state);
         let bit = bloom_bit(&key);
         if *self.raw.bloom & bit != 0 && self.contains(&key) {
+            // As the engine's history: the same engine condition decides.
+            if !state.repetition_ends(rules) {
+                return false;
+            }
             state.end_by_repetition(rules);
             return true;
         }
@@ -340,13 +344,14 @@ mod tests {
     /// (stretches longer than a slab row included).
     #[test]
     fn logs_answer_as_the_engine_history() {
-        for spec in [
-            "abapa",
-            "wari",
-            "oware4",
+        let extra = [
             "abapa:houses=8",
             "abapa:cycle=split",
-        ] {
+            "abapa:cycle_if_seeded=false",
+            "wari:cycle_if_seeded=true",
+            "oware2:cycle_if_seeded=true,max_plies=400",
+        ];
+        for spec in crate::rules::PRESET_SPECS.into_iter().chain(extra) {
             let r = rules(spec);
             let mut reps = Repetitions::new(&r, 3);
             let mut longest = 0;
@@ -394,6 +399,36 @@ mod tests {
                 assert_eq!(reps.keys(board), keys);
             }
             assert!(longest > ROW_KEYS, "{spec}: no stretch spilled ({longest})");
+        }
+    }
+
+    /// The repetition with an empty row of the example: both logs let play go on at the
+    /// first repetition (South's row is empty) and end the game at the next one.
+    #[test]
+    fn logs_and_history_skip_a_repetition_with_an_empty_row() {
+        for (spec, plies, ended) in [("abapa", 13, [24, 24]), ("openspiel", 12, [23, 25])] {
+            let r = rules(spec);
+            let pits = [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+            let st = State::from_parts(&r, &pits, &[23, 23], 1, 0).unwrap();
+            let mut reps = Repetitions::new(&r, 1);
+            let mut lanes = reps.lanes();
+            let mut log = lanes.board::<2>(0);
+            let mut hist = History::new();
+            let (mut a, mut b) = (st, st);
+            hist.reset(&a);
+            log.reset(&b);
+            let moves = [5, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5];
+            for (i, &h) in moves[..plies].iter().enumerate() {
+                let info = a.apply(&r, h).unwrap();
+                b.apply(&r, h).unwrap();
+                let ended_a = hist.record(&r, &mut a, &info);
+                let ended_b = log.record(&r, &mut b, &info);
+                assert_eq!(ended_a, ended_b, "{spec} ply {i}");
+                assert_eq!(ended_a, i + 1 == plies, "{spec} ply {i}");
+                assert_eq!(a, b);
+            }
+            assert_eq!(a.status(), Status::Ended(crate::EndReason::Repetition));
+            assert_eq!(&a.scores()[..2], &ended);
         }
     }
 }

@@ -44,6 +44,9 @@ fn option_help(key: &str) -> &'static str {
             "who takes the board when a player is starved: feeder, starved, starved_unless_N"
         }
         "cycle" => "on a repeated position: each_takes_own, split, or ignore (needs max_plies)",
+        "cycle_if_seeded" => {
+            "a repeated position ends the game only if every player has a seed on his side"
+        }
         "indetermination" => "end when at most N seeds remain and no capture is possible (0 = off)",
         "win" => "score that wins at once (none = play to the end)",
         "sweep_on_end" => "at every end, remaining seeds go to their row's owner",

@@ -140,21 +140,7 @@ impl Evaluator for UniformEvaluator {
 /// The exact result of a finished (or cut-off) game for every player: +1 for a sole leader by
 /// stores, 0 for a shared lead, -1 for the others.
 pub fn outcome_values(state: &State, rules: &Rules) -> [f32; MAX_PLAYERS] {
-    let n = rules.players as usize;
-    let scores = state.scores();
-    let best = *scores[..n].iter().max().unwrap_or(&0);
-    let leaders = scores[..n].iter().filter(|&&s| s == best).count();
-    let mut v = [0f32; MAX_PLAYERS];
-    for (p, x) in v.iter_mut().enumerate().take(n) {
-        *x = if scores[p] < best {
-            -1.0
-        } else if leaders == 1 {
-            1.0
-        } else {
-            0.0
-        };
-    }
-    v
+    crate::state::outcome_from_scores(&state.scores()[..rules.players as usize])
 }
 
 #[derive(Debug, Clone)]
