@@ -192,7 +192,7 @@ impl Rules {
         Rules {
             preset: Preset::AWALE,
             grand_slam: GrandSlam::Forbidden,
-            indetermination: 9,
+            indetermination: 12,
             ..Rules::abapa()
         }
     }

@@ -901,8 +901,8 @@ impl State {
     ///
     /// The search lives in its own module (`src/indetermination.rs`). For single sowing with at
     /// most `rules.indetermination` seeds on the board, the answer is looked up in a table of
-    /// every such position, built on first use and shared by all threads (`awale`: 587,860
-    /// positions of up to 9 seeds); the table is keyed only by the rules of play and the seed
+    /// every such position, built on first use and shared by all threads (`awale`, limit 12: a
+    /// table of the 587,860 positions of up to 9 seeds, the search above); the table is keyed only by the rules of play and the seed
     /// limit, and at most four are kept. When the positions under the limit are more than 2^20
     /// the table covers the largest seed count that fits. Otherwise (more seeds, relay sowing)
     /// it is a depth-first walk of the positions reachable without a capture, with per-thread

@@ -191,8 +191,8 @@ fn indetermination_is_a_setting() {
     assert_eq!(g.status(), Status::Ended(EndReason::Repetition));
     assert_eq!(g.scores(), vec![24, 24]);
 
-    // The default limit is 9 seeds on the board: with more, no search is made.
-    assert_eq!(Rules::awale().indetermination, 9);
+    // The default limit is 12 seeds on the board: with more, no search is made.
+    assert_eq!(Rules::awale().indetermination, 12);
     assert!("awale:indetermination=13".parse::<Rules>().is_err());
 }
 
@@ -245,8 +245,9 @@ fn indetermination_with_nine_seeds_and_beyond_the_default_limit() {
     let s = pos(&r, &[0, 0, 0, 0, 0, 4, 2, 1, 2, 0, 0, 0], &[21, 18], 0);
     assert_eq!(s.status(), Status::Ended(EndReason::Indetermination));
     assert_eq!(scores(&r, &s), [25, 23]);
-    // Positions met in random play with 10 and 11 seeds: above the default limit the game goes
-    // on, and the exact search (no table there) decides under a higher limit.
+    // Positions met in random play with 10 and 11 seeds: the default limit (12) ends them by the
+    // exact search (no table above 9 seeds); the old limit of 9 (an option) plays on.
+    let r = rules("awale:indetermination=9");
     for (pits, sc, to_move) in [
         ([0, 0, 0, 0, 0, 4, 2, 1, 2, 0, 1, 0], [21, 17], 0),
         ([0, 0, 0, 0, 0, 5, 3, 2, 1, 0, 0, 0], [16, 21], 1),
@@ -254,7 +255,7 @@ fn indetermination_with_nine_seeds_and_beyond_the_default_limit() {
         let s = pos(&r, &pits, &sc, to_move);
         assert_eq!(s.status(), Status::Ongoing);
         assert!(!s.capture_reachable(&r));
-        let wide = rules("awale:indetermination=12");
+        let wide = Rules::awale();
         let s = pos(&wide, &pits, &sc, to_move);
         assert_eq!(s.status(), Status::Ended(EndReason::Indetermination));
         let south: u8 = pits[..6].iter().sum();
@@ -264,6 +265,7 @@ fn indetermination_with_nine_seeds_and_beyond_the_default_limit() {
         );
     }
     // A capture still reachable with 9 seeds: the game goes on.
+    let r = Rules::awale();
     let s = pos(&r, &[0, 0, 0, 0, 1, 4, 2, 1, 1, 0, 0, 0], &[21, 18], 0);
     assert!(s.capture_reachable(&r));
     assert_eq!(s.status(), Status::Ongoing);
