@@ -15,6 +15,7 @@
 //! assert_eq!(game.to_move(), 1);
 //! ```
 
+pub mod choice;
 pub mod error;
 pub mod game;
 pub mod history;
