@@ -191,7 +191,7 @@ def test_env_spec_validates_once_for_every_env():
 
 
 #: `CALLER_VIEW_DIGESTS` of tests/batch.rs: (opponent, learner seat, FNV-1a digest).
-CALLER_VIEW_DIGESTS = [("random", 1, 0), ("self", 0, 0)]
+CALLER_VIEW_DIGESTS = [("random", 1, 0x2F02C0F09BB9F51B), ("self", 0, 0xA769B7364E44AB81)]
 
 
 def _fnv1a(h: int, data: bytes) -> int:

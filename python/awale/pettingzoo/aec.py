@@ -59,7 +59,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # The shared settings (no opponent: every seat is an agent).
         self.env_spec = EnvSpec(
             rules=rules, opponent="self", obs=obs, obs_dtype=obs_dtype, render_mode=render_mode
-        ).validate(raw_env.metadata["render_modes"])
+        ).validate(["human", "ansi"])
         self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         self.metadata = {**raw_env.metadata, "name": f"awale_{self.rules.name}_v0"}
         self.render_mode = self.env_spec.render_mode
