@@ -14,7 +14,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AwaleError {
     /// A rules preset name that does not exist.
-    #[error("unknown rules preset '{0}' (known: abapa, awale, wari, openspiel, oware, oware2, oware3, oware4, oware6)")]
+    #[error("unknown rules preset '{0}' (known: {known})", known = crate::presets::preset_names().join(", "))]
     UnknownPreset(String),
     /// A rules option that does not exist or has a bad value.
     #[error("bad rules option '{option}': {reason}")]

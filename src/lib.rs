@@ -19,12 +19,14 @@ pub mod choice;
 pub mod error;
 pub mod game;
 pub mod history;
+pub mod presets;
 pub mod rules;
 pub mod state;
 
 pub use error::{AwaleError, Result};
 pub use game::Game;
 pub use history::History;
+pub use presets::{PresetDef, PRESET_SPECS};
 pub use rules::{
     CycleRule, Feeding, FirstPlayer, GrandSlam, Preset, Rules, Sowing, Starvation, MAX_PITS,
     MAX_PLAYERS,

@@ -24,53 +24,7 @@ pub const MAX_PITS: usize = 16;
 /// Most players a game may have.
 pub const MAX_PLAYERS: usize = 6;
 
-/// The named rule sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Preset {
-    /// International rules of the World Oware Federation (`000_*`).
-    Abapa,
-    /// The common Awalé rule set with famine and indetermination (`001_*`).
-    Awale,
-    /// Wari (`003_*`).
-    Wari,
-    /// Abapa as OpenSpiel's `oware` plays it (remaining seeds swept to their owners at every end).
-    OpenSpiel,
-    /// Multi-player Owaré with relay sowing (`002_*`), for 2, 3, 4 or 6 players.
-    Oware,
-}
-
-impl Preset {
-    /// Every preset, in display order.
-    pub const ALL: [Preset; 5] = [
-        Preset::Abapa,
-        Preset::Awale,
-        Preset::Wari,
-        Preset::OpenSpiel,
-        Preset::Oware,
-    ];
-
-    /// The preset's name as used in rules specs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Preset::Abapa => "abapa",
-            Preset::Awale => "awale",
-            Preset::Wari => "wari",
-            Preset::OpenSpiel => "openspiel",
-            Preset::Oware => "oware",
-        }
-    }
-
-    /// A one-line description of the preset and its source.
-    pub fn summary(self) -> &'static str {
-        match self {
-            Preset::Abapa => "international rules (World Oware Federation, doc 000): grand slam captures nothing, must feed, cannot feed -> mover takes own row, repetition -> each takes own row, 25 wins",
-            Preset::Awale => "common Awale (doc 001): as abapa, grand slam forbidden unless the only move, famine, end by indetermination",
-            Preset::Wari => "Wari (doc 003): feeding optional; a starved player harvests all unless the feeder holds <= 3 (then shared); chasing seeds are split",
-            Preset::OpenSpiel => "abapa as OpenSpiel's 'oware' plays it: at every end the remaining seeds go to their row's owner",
-            Preset::Oware => "multi-player Owaré (doc 002): relay sowing, capture of a hole brought to 4, owner's out-of-turn captures, ends at <= 4 seeds",
-        }
-    }
-}
+pub use crate::presets::{find_preset, presets, Preset, PresetDef, PRESET_SPECS};
 
 /// How seeds are sown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -203,7 +157,7 @@ impl Rules {
     /// International (World Oware Federation) rules, from `000_*`.
     pub fn abapa() -> Rules {
         Rules {
-            preset: Preset::Abapa,
+            preset: Preset::ABAPA,
             players: 2,
             houses: 6,
             seeds: 4,
@@ -230,7 +184,7 @@ impl Rules {
     /// and the end by indetermination.
     pub fn awale() -> Rules {
         Rules {
-            preset: Preset::Awale,
+            preset: Preset::AWALE,
             grand_slam: GrandSlam::Forbidden,
             indetermination: 6,
             ..Rules::abapa()
@@ -240,7 +194,7 @@ impl Rules {
     /// Wari, from `003_*`.
     pub fn wari() -> Rules {
         Rules {
-            preset: Preset::Wari,
+            preset: Preset::WARI,
             feeding: Feeding::Optional,
             starvation: Starvation::StarvedUnlessFew(3),
             cycle: CycleRule::Split,
@@ -251,7 +205,7 @@ impl Rules {
     /// Abapa as OpenSpiel's `oware` plays it: at every end the seeds left go to their row's owner.
     pub fn openspiel() -> Rules {
         Rules {
-            preset: Preset::OpenSpiel,
+            preset: Preset::OPENSPIEL,
             sweep_on_end: true,
             ..Rules::abapa()
         }
@@ -259,44 +213,12 @@ impl Rules {
 
     /// Multi-player Owaré of `002_*` for 2, 3, 4 or 6 players (12 holes split among them).
     pub fn oware(players: u8) -> Result<Rules> {
-        if ![2, 3, 4, 6].contains(&players) {
-            return Err(AwaleError::InvalidRules(format!(
+        match crate::presets::family_member("oware", players) {
+            Some(def) if Preset::oware(players).is_some() => Ok(def.rules()),
+            _ => Err(AwaleError::InvalidRules(format!(
                 "owaré is played by 2, 3, 4 or 6 players, not {players}"
-            )));
+            ))),
         }
-        Ok(Rules {
-            preset: Preset::Oware,
-            players,
-            houses: 12 / players,
-            seeds: 4,
-            sowing: Sowing::Relay,
-            skip_origin: true,
-            capture_min: 4,
-            capture_max: 4,
-            grand_slam: GrandSlam::NoCapture,
-            feeding: Feeding::Optional,
-            starvation: Starvation::FeederTakesAll,
-            cycle: CycleRule::EachTakesOwn,
-            indetermination: 0,
-            win_threshold: 0,
-            sweep_on_end: false,
-            max_plies: 0,
-            relay_cap: 200,
-            out_of_turn_capture: true,
-            end_seeds: 4,
-            first_player: FirstPlayer::Random,
-        })
-    }
-
-    /// The preset's own rules (owaré with `players` players; ignored for other presets).
-    pub fn from_preset(preset: Preset, players: u8) -> Result<Rules> {
-        Ok(match preset {
-            Preset::Abapa => Rules::abapa(),
-            Preset::Awale => Rules::awale(),
-            Preset::Wari => Rules::wari(),
-            Preset::OpenSpiel => Rules::openspiel(),
-            Preset::Oware => Rules::oware(players)?,
-        })
     }
 
     /// Number of pits on the board.
@@ -572,28 +494,48 @@ impl Rules {
         ]
     }
 
-    /// The base name of this rule set: the preset, with the player count for owaré.
+    /// The base name of this rule set: the preset table's entry for its family and player count
+    /// (`oware3` for owaré with 3 players), or the preset's own spec.
     pub fn base_name(&self) -> String {
-        match self.preset {
-            Preset::Oware if [2, 3, 4, 6].contains(&self.players) => {
-                format!("oware{}", self.players)
-            }
-            p => p.name().to_string(),
+        self.base_preset().spec.to_string()
+    }
+
+    /// The entry of the preset table these rules are written against: the member of the
+    /// preset's family with this player count, or the preset itself.
+    fn base_preset(&self) -> &'static crate::presets::PresetDef {
+        let def = self.preset.def();
+        if (def.build)().players == self.players {
+            return def;
         }
+        crate::presets::family_member(def.family, self.players).unwrap_or(def)
     }
 }
 
-/// The spec of every named rule set without options, in display order (owaré once per player count).
-pub const PRESET_SPECS: [&str; 8] = [
-    "abapa",
-    "awale",
-    "wari",
-    "openspiel",
-    "oware2",
-    "oware3",
-    "oware4",
-    "oware6",
-];
+/// The rules of owaré for `players` players (2, 3, 4 or 6: the preset table's entries call it).
+pub(crate) fn oware_rules(players: u8) -> Rules {
+    Rules {
+        preset: Preset::oware(players).unwrap_or(Preset::ABAPA),
+        players,
+        houses: 12 / players,
+        seeds: 4,
+        sowing: Sowing::Relay,
+        skip_origin: true,
+        capture_min: 4,
+        capture_max: 4,
+        grand_slam: GrandSlam::NoCapture,
+        feeding: Feeding::Optional,
+        starvation: Starvation::FeederTakesAll,
+        cycle: CycleRule::EachTakesOwn,
+        indetermination: 0,
+        win_threshold: 0,
+        sweep_on_end: false,
+        max_plies: 0,
+        relay_cap: 200,
+        out_of_turn_capture: true,
+        end_seeds: 4,
+        first_player: FirstPlayer::Random,
+    }
+}
 
 /// The option keys accepted in a rules spec.
 pub const OPTION_KEYS: [&str; 18] = [
@@ -618,17 +560,9 @@ pub const OPTION_KEYS: [&str; 18] = [
 ];
 
 fn base_rules(name: &str) -> Result<Rules> {
-    match name {
-        "abapa" | "oware-abapa" | "international" => Ok(Rules::abapa()),
-        "awale" | "awele" => Ok(Rules::awale()),
-        "wari" => Ok(Rules::wari()),
-        "openspiel" => Ok(Rules::openspiel()),
-        "oware" | "oware2" => Rules::oware(2),
-        "oware3" => Rules::oware(3),
-        "oware4" => Rules::oware(4),
-        "oware6" => Rules::oware(6),
-        _ => Err(AwaleError::UnknownPreset(name.to_string())),
-    }
+    crate::presets::find_preset(name)
+        .map(|def| def.rules())
+        .ok_or_else(|| AwaleError::UnknownPreset(name.to_string()))
 }
 
 impl FromStr for Rules {
@@ -647,18 +581,28 @@ impl FromStr for Rules {
             })?;
             pairs.push((part, k.trim(), v.trim()));
         }
-        // For owaré, `players` rebuilds the board (houses = 12 / players): apply it first so
-        // that the other options, wherever they are written, apply on top of it.
-        if rules.preset == Preset::Oware {
+        // In a family of presets that differ by their player count (owaré), `players` picks the
+        // member (houses = 12 / players): apply it first so that the other options, wherever
+        // they are written, apply on top of it.
+        let family = rules.preset.def().family;
+        let counts = crate::presets::family_players(family);
+        if counts.len() > 1 {
             for &(part, _, v) in pairs.iter().filter(|p| p.1 == "players") {
                 let n: u8 = v.parse().map_err(|_| AwaleError::BadOption {
                     option: part.to_string(),
                     reason: format!("'{v}' is not a whole number"),
                 })?;
-                rules = Rules::oware(n).map_err(|e| AwaleError::BadOption {
-                    option: part.to_string(),
-                    reason: e.to_string(),
+                let member = crate::presets::family_member(family, n).ok_or_else(|| {
+                    let list: Vec<String> = counts.iter().map(u8::to_string).collect();
+                    AwaleError::BadOption {
+                        option: part.to_string(),
+                        reason: format!(
+                            "{family} is played by {} players, not {n}",
+                            list.join(", ")
+                        ),
+                    }
                 })?;
+                rules = member.rules();
             }
             pairs.retain(|p| p.1 != "players");
         }
@@ -673,8 +617,9 @@ impl FromStr for Rules {
 impl fmt::Display for Rules {
     /// Writes the shortest spec that parses back to these rules.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = self.base_name();
-        let base = base_rules(&name).unwrap_or_else(|_| Rules::abapa());
+        let def = self.base_preset();
+        let name = def.spec;
+        let base = def.rules();
         let diffs: Vec<String> = self
             .options()
             .into_iter()

@@ -448,7 +448,7 @@ fn speed_figures() {
     while !g.is_over() && g.moves().len() < 30 {
         let mv = a.select(&Turn::from_game(&g)).unwrap();
         g.apply(mv).unwrap();
-        if g.moves().len() % 10 == 0 {
+        if g.moves().len().is_multiple_of(10) {
             positions.push(*g.state());
         }
     }

@@ -355,9 +355,9 @@ fn rules_lists_presets_and_options() {
     let o = awale(&["rules"], "");
     assert!(o.status.success());
     let out = stdout(&o);
-    for p in awale::Preset::ALL {
+    for p in awale::presets::presets() {
         assert!(
-            out.contains(&format!("  {:<10} {}", p.name(), p.summary())),
+            out.contains(&format!("  {:<10} {}", p.spec, p.summary)),
             "{out}"
         );
     }

@@ -54,8 +54,8 @@ fn fours(r: &Rules) -> bool {
     r.sowing == Sowing::Relay
         && r.capture_min == 4
         && r.capture_max == 4
-        && r.total_seeds() % 4 == 0
-        && r.end_seeds % 4 == 0
+        && r.total_seeds().is_multiple_of(4)
+        && r.end_seeds.is_multiple_of(4)
 }
 
 /// Sows house `house` of the player to move seed by seed: the board after sowing and the last

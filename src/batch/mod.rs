@@ -266,7 +266,7 @@ impl Batch {
     /// and measured slower), none smaller than [`MIN_GRAIN`] boards.
     fn pieces(&self, n: usize) -> usize {
         self.team.as_ref().map_or(1, |team| {
-            (n / MIN_GRAIN).min(team.threads()).min(MAX_PIECES).max(1)
+            (n / MIN_GRAIN).min(team.threads()).clamp(1, MAX_PIECES)
         })
     }
 

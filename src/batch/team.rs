@@ -207,7 +207,7 @@ fn helper(s: &Shared, t: usize) {
         let mut spins = 0u32;
         while s.generation.load(SeqCst) == seen {
             spins = spins.wrapping_add(1);
-            if spins % 64 != 0 {
+            if !spins.is_multiple_of(64) {
                 std::hint::spin_loop();
             } else if start.elapsed() > SPIN {
                 thread::park();

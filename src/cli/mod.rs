@@ -13,9 +13,8 @@ mod train;
 
 /// awale: rules engine, simulator and tools for the Awalé family of mancala games.
 ///
-/// Rules are named by a spec: a preset (abapa, awale, wari, openspiel, oware2, oware3, oware4,
-/// oware6) optionally followed by options, e.g. `abapa:max_plies=200` or `oware:players=3`.
-/// Run `awale rules` to list presets and options.
+/// Rules are named by a spec: a preset (`awale rules` lists them) optionally followed by options,
+/// e.g. `abapa:max_plies=200` or `oware:players=3`.
 #[derive(Debug, Parser)]
 #[command(name = "awale", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {

@@ -1,6 +1,7 @@
 //! `awale rules [PRESET]`: the rule presets, every option, and the spec syntax.
 
-use awale::{Preset, Rules};
+use awale::presets::{presets, PresetDef};
+use awale::Rules;
 
 const AFTER_HELP: &str = "\
 Lists the rule presets and every rules option, with the value each preset gives it, and
@@ -55,22 +56,33 @@ fn option_help(key: &str) -> &'static str {
     }
 }
 
-/// The columns of the overview table: each preset, with the owaré player counts folded into one.
+/// The preset table grouped by family, in table order (owaré's player counts in one group).
+fn families() -> Vec<Vec<&'static PresetDef>> {
+    let mut groups: Vec<Vec<&'static PresetDef>> = Vec::new();
+    for def in presets() {
+        match groups.iter_mut().find(|g| g[0].family == def.family) {
+            Some(group) => group.push(def),
+            None => groups.push(vec![def]),
+        }
+    }
+    groups
+}
+
+/// The columns of the overview table: each family of presets, its members folded into one.
 fn columns() -> Vec<(String, Vec<Rules>)> {
-    Preset::ALL
-        .iter()
-        .map(|&p| match p {
-            Preset::Oware => (
-                "oware2/3/4/6".to_string(),
-                [2, 3, 4, 6]
+    families()
+        .into_iter()
+        .map(|group| {
+            let name = if group.len() == 1 {
+                group[0].spec.to_string()
+            } else {
+                let counts: Vec<String> = group
                     .iter()
-                    .filter_map(|&n| Rules::oware(n).ok())
-                    .collect(),
-            ),
-            p => (
-                p.name().to_string(),
-                Rules::from_preset(p, 2).into_iter().collect(),
-            ),
+                    .map(|d| d.rules().players.to_string())
+                    .collect();
+                format!("{}{}", group[0].family, counts.join("/"))
+            };
+            (name, group.iter().map(|d| d.rules()).collect())
         })
         .collect()
 }
@@ -78,12 +90,28 @@ fn columns() -> Vec<(String, Vec<Rules>)> {
 /// The overview: presets, the options table, and the spec syntax.
 fn overview() -> String {
     let mut out = String::from("PRESETS\n");
-    for p in Preset::ALL {
-        out.push_str(&format!("  {:<10} {}\n", p.name(), p.summary()));
+    for group in families() {
+        for def in &group {
+            let aliases = if def.aliases.is_empty() {
+                String::new()
+            } else {
+                format!(" (also: {})", def.aliases.join(", "))
+            };
+            out.push_str(&format!("  {:<10} {}{aliases}\n", def.spec, def.summary));
+        }
+        if group.len() > 1 {
+            let counts: Vec<String> = group
+                .iter()
+                .map(|d| d.rules().players.to_string())
+                .collect();
+            out.push_str(&format!(
+                "  ({} takes players={}; {} are shorthands)\n",
+                group[0].family,
+                counts.join(", "),
+                group.iter().map(|d| d.spec).collect::<Vec<_>>().join(", ")
+            ));
+        }
     }
-    out.push_str(
-        "  (oware takes players=2, 3, 4 or 6; oware2, oware3, oware4 and oware6 are shorthands)\n",
-    );
 
     let cols = columns();
     let keys: Vec<&str> = Rules::abapa().options().iter().map(|(k, _)| *k).collect();
