@@ -368,30 +368,14 @@ impl PyRules {
     }
 }
 
-/// The preset table as `(spec, title, summary)`: the spec `Rules(...)` accepts, the title of
-/// the Gymnasium id (`awale/<title>-v0`) and a one-line description. Every list of presets of
-/// the Python package (Gymnasium ids, PettingZoo modules) iterates this table.
+/// The engine's preset table ([`crate::rules::presets`]) as `(spec, title, summary)`: the spec
+/// `Rules(...)` accepts, the title of the Gymnasium id (`awale/<title>-v0`) and a one-line
+/// description. Every list of presets of the Python package (Gymnasium ids, PettingZoo modules)
+/// iterates this table.
 fn preset_table() -> Vec<(&'static str, &'static str, &'static str)> {
-    PRESET_NAMES
-        .iter()
-        .map(|&spec| {
-            let title = match spec {
-                "abapa" => "Abapa",
-                "awale" => "Awale",
-                "wari" => "Wari",
-                "openspiel" => "OpenSpiel",
-                "oware2" => "Oware2",
-                "oware3" => "Oware3",
-                "oware4" => "Oware4",
-                "oware6" => "Oware6",
-                other => other,
-            };
-            let summary = spec
-                .parse::<Rules>()
-                .map(|r| r.preset.summary())
-                .unwrap_or("");
-            (spec, title, summary)
-        })
+    crate::rules::presets()
+        .into_iter()
+        .map(|p| (p.spec, p.title, p.summary))
         .collect()
 }
 
@@ -413,7 +397,10 @@ fn preset_summary(name: &str) -> PyResult<&'static str> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("PRESETS", PRESET_NAMES.to_vec())?;
+    m.add(
+        "PRESETS",
+        preset_table().iter().map(|p| p.0).collect::<Vec<_>>(),
+    )?;
     m.add("MAX_BOARDS", crate::batch::MAX_BOARDS)?;
     m.add("MAX_THREADS", crate::batch::MAX_THREADS)?;
     add_exceptions(m)?;
