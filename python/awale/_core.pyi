@@ -327,7 +327,8 @@ class Batch:
     ) -> Batch: ...
     def step(self, actions: Union[npt.NDArray[np.integer], Sequence[int]]) -> int:
         """One action per board (any integer dtype); returns how many episodes ended.
-        ``ValueError`` names the first bad board (out of range, illegal, or over under
+        The error names the first bad board: :class:`IllegalActionError` (out of range or
+        illegal; ``.board``, ``.action``, ``.reason``) or :class:`GameOverError` (over under
         ``disabled``); ``TypeError`` for non-integers. Nothing changes on error."""
     def reset(self, seed: Optional[int] = None) -> None:
         """New episodes everywhere; a seed re-seeds every board's stream first."""

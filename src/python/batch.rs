@@ -439,8 +439,9 @@ impl PyBatch {
     }
 
     /// Plays one action per board (see the module docs of the crate's batch for rewards, flags
-    /// and resets) and returns how many episodes ended. Raises `ValueError` for an
-    /// out-of-range or illegal action (naming the board) and `TypeError` for non-integer
+    /// and resets) and returns how many episodes ended. Raises `IllegalActionError` (a
+    /// `ValueError`, with `.board`, `.action`, `.reason`) for an out-of-range or illegal action,
+    /// `GameOverError` for a board that waits for a reset, and `TypeError` for non-integer
     /// actions; nothing changes then.
     fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<usize> {
         let arg = actions_arg(actions, self.batch.num_boards())?;
