@@ -62,6 +62,24 @@ pub enum AwaleError {
     /// A batch call given buffers or actions of the wrong size or content.
     #[error("bad batch input: {0}")]
     BadBatchInput(String),
+    /// A batch step's action that is not a legal move of its board: out of the houses `0..h-1`
+    /// (`reason` says so) or in range but not legal in the board's position.
+    #[error("board {board}: action {action} {reason}")]
+    IllegalAction {
+        /// The board (0-based) whose action was refused.
+        board: usize,
+        /// The action as given (any integer type, widened).
+        action: i128,
+        /// Why: `is out of range 0..5` or `is not legal: the house is empty`.
+        reason: String,
+    },
+    /// A batch step on a board whose episode is over and that waits for a reset (disabled
+    /// resets).
+    #[error("board {board}: its episode is over; reset it before stepping it again")]
+    EpisodeOver {
+        /// The board (0-based).
+        board: usize,
+    },
     /// An agent spec (`alphabeta:depth=8`) that cannot be parsed or built for the rules.
     #[error("bad agent spec '{spec}': {reason}")]
     BadAgentSpec {

@@ -131,9 +131,12 @@ fn check_against_engine(spec: &str, mode: ResetMode, boards: usize, steps: usize
                 legal[rng.random_range(0..legal.len())] as i64
             })
             .collect();
+        // Self-play: the caller's reward is that of the seat that moved.
+        let movers: Vec<usize> = games.iter().map(|g| g.to_move()).collect();
         batch.step(&actions, &mut buf.output()).unwrap();
         for i in 0..boards {
             let ctx = format!("{spec} {mode} step {step} board {i}");
+            assert_eq!(buf.reward[i], buf.rewards_of(i)[movers[i]], "{ctx}");
             if pending[i] {
                 pending[i] = false;
                 assert!(!buf.terminated[i] && !buf.truncated[i], "{ctx}");
@@ -167,7 +170,8 @@ fn check_against_engine(spec: &str, mode: ResetMode, boards: usize, steps: usize
                         lengths[i] = 0;
                     } else {
                         assert_eq!(batch.state(i).unwrap(), g.state(), "{ctx}");
-                        assert!(buf.mask_of(i).iter().all(|&m| m == 0), "{ctx}");
+                        // The next step ignores the action: every house is accepted.
+                        assert!(buf.mask_of(i).iter().all(|&m| m == 1), "{ctx}");
                         pending[i] = true;
                     }
                 } else {
@@ -226,6 +230,7 @@ fn run_digest(cfg: BatchConfig, steps: usize) -> (Vec<u8>, BatchSnapshot) {
         digest.extend(buf.final_obs.iter().flat_map(|x| x.to_le_bytes()));
         digest.extend(&buf.mask);
         digest.extend(buf.rewards.iter().flat_map(|x| x.to_le_bytes()));
+        digest.extend(buf.reward.iter().flat_map(|x| x.to_le_bytes()));
         digest.extend(
             buf.terminated
                 .iter()
@@ -244,6 +249,7 @@ fn thread_count_does_not_change_anything() {
     for (spec, opp, mode) in [
         ("abapa", Opponent::Random, ResetMode::SameStep),
         ("oware3", Opponent::Greedy, ResetMode::NextStep),
+        ("oware4", Opponent::Capture, ResetMode::NextStep),
         ("wari", Opponent::SelfPlay, ResetMode::SameStep),
     ] {
         let cfg = BatchConfig::new(spec.parse().unwrap(), 1001)
@@ -422,7 +428,11 @@ fn next_step_reset_returns_final_then_first_observation() {
     assert_eq!(buf.truncated, [true; 3]);
     assert_eq!(buf.terminated, [false; 3]);
     assert_eq!(buf.episode_length, [4; 3]);
-    assert!(buf.mask.iter().all(|&m| m == 0));
+    assert!(buf.mask.iter().all(|&m| m == 1)); // any action is accepted next
+                                               // `observe` shows the same masks.
+    let shown = buf.clone();
+    batch.observe(&mut buf.output()).unwrap();
+    assert_eq!(buf.mask, shown.mask);
     let rules = *batch.rules();
     for i in 0..3 {
         assert_eq!(batch.state(i).unwrap().ply(), 4);
@@ -474,8 +484,10 @@ fn disabled_reset_waits_for_a_partial_reset() {
     let (mut batch, mut buf) = truncating(ResetMode::Disabled);
     batch.step(&[3u8, 4, 5], &mut buf.output()).unwrap();
     assert_eq!(buf.truncated, [true; 3]);
+    assert!(buf.mask.iter().all(|&m| m == 0)); // no move until a reset
     let snap = batch.snapshot();
     let e = batch.step(&[0u8, 0, 0], &mut buf.output()).unwrap_err();
+    assert_eq!(e, awale::AwaleError::EpisodeOver { board: 0 });
     assert!(
         e.to_string().contains("board 0: its episode is over"),
         "{e}"
@@ -526,9 +538,23 @@ fn illegal_actions_are_refused_with_nothing_changed() {
     let msg = e.to_string();
     assert!(msg.contains("board 3: action 2 is not legal"), "{msg}");
     assert!(msg.contains("empty"), "{msg}");
-    for bad in [[0i64, -1, 0, 0], [0, 0, 6, 0], [0, 0, 0, i64::MAX]] {
+    assert!(
+        matches!(&e, awale::AwaleError::IllegalAction { board: 3, action: 2, reason }
+            if reason == "is not legal: the house is empty"),
+        "{e:?}"
+    );
+    for (bad, board, action) in [
+        ([0i64, -1, 0, 0], 1, -1i128),
+        ([0, 0, 6, 0], 2, 6),
+        ([0, 0, 0, i64::MAX], 3, i64::MAX as i128),
+    ] {
         let e = batch.step(&bad, &mut buf.output()).unwrap_err();
-        assert!(e.to_string().contains("out of range 0..6"), "{e}");
+        assert!(e.to_string().contains("out of range 0..5"), "{e}");
+        assert!(
+            matches!(e, awale::AwaleError::IllegalAction { board: b, action: a, .. }
+                if b == board && a == action),
+            "{e:?}"
+        );
     }
     assert!(batch
         .step(&[0u32; 3], &mut buf.output())
@@ -569,6 +595,7 @@ fn wrong_buffer_lengths_are_refused() {
         "obs",
         "mask",
         "rewards",
+        "reward",
         "terminated",
         "truncated",
         "to_move",
@@ -582,6 +609,7 @@ fn wrong_buffer_lengths_are_refused() {
             "obs" => drop(buf.obs.pop()),
             "mask" => buf.mask.push(0),
             "rewards" => drop(buf.rewards.pop()),
+            "reward" => buf.reward.push(0.0),
             "terminated" => drop(buf.terminated.pop()),
             "truncated" => buf.truncated.push(false),
             "to_move" => drop(buf.to_move.pop()),
@@ -611,8 +639,9 @@ fn illegal_actions_can_lose_the_game() {
     assert_eq!(buf.rewards_of(0), &[0.0, 0.0]);
     assert_eq!(buf.episode_length[3], 3);
     assert_eq!(*batch.state(3).unwrap(), before); // the illegal move was not played
-    assert_eq!(buf.mask_of(3), [0; 6]);
-    // Out-of-range actions are still errors.
+    assert_eq!(buf.reward, [0.0, 0.0, 0.0, -1.0]); // South chose the illegal action
+    assert_eq!(buf.mask_of(3), [1; 6]); // next-step reset: any action is accepted
+                                        // Out-of-range actions are still errors.
     assert!(batch.step(&[7u32, 0, 0, 0], &mut buf.output()).is_err());
     // ... but board 3's action is ignored: it starts again.
     batch.step(&[1u32, 1, 1, 0], &mut buf.output()).unwrap();
@@ -683,6 +712,7 @@ fn check_opponent(spec: &str, opponent: Opponent, seat: u8) {
                 assert!(buf.rewards_of(i).iter().all(|&r| r == 0.0), "{ctx}");
             }
             assert_eq!(batch.state(i).unwrap(), g.state(), "{ctx}");
+            assert_eq!(buf.reward[i], buf.rewards_of(i)[seat], "{ctx}");
             assert_eq!(buf.to_move[i] as usize, seat, "{ctx}");
             assert_eq!(buf.obs_of(i), expected_compact(&rules, g.state()), "{ctx}");
         }
@@ -695,6 +725,8 @@ fn built_in_opponents_play_the_other_seats() {
     check_opponent("abapa", Opponent::Random, 1);
     check_opponent("abapa", Opponent::Greedy, 0);
     check_opponent("oware3", Opponent::Greedy, 2);
+    check_opponent("abapa", Opponent::Capture, 1);
+    check_opponent("oware4", Opponent::Capture, 3);
     check_opponent("oware6", Opponent::Random, 0);
 }
 
@@ -839,5 +871,63 @@ fn a_warm_batch_steps_without_allocating() {
             step_allocs, 0,
             "{spec} ({n} boards, {threads} threads): steps allocated"
         );
+    }
+}
+
+/// FNV-1a, 64 bits: a digest that the Python tests compute the same way.
+fn fnv1a(hash: &mut u64, bytes: &[u8]) {
+    for &b in bytes {
+        *hash ^= u64::from(b);
+        *hash = hash.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+/// What a caller sees over `steps` steps of lowest-legal-house actions: observations, masks,
+/// the caller's reward and the flags, digested. `tests/python/test_vector.py` computes the
+/// same digest from `AwaleVectorEnv` with the same settings and expects the same values.
+fn caller_view_digest(opponent: Opponent, seat: u8, steps: usize) -> u64 {
+    let cfg = BatchConfig::new(Rules::abapa(), 8)
+        .with_opponent(opponent)
+        .with_learner_seat(seat)
+        .with_opening(Opening::between(0, 4))
+        .with_seed(7);
+    let mut batch = Batch::new(cfg).unwrap();
+    let mut buf = StepBuffers::<f32>::for_batch(&batch);
+    batch.reset(Some(7), &mut buf.output()).unwrap();
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for _ in 0..steps {
+        let actions: Vec<i64> = (0..8)
+            .map(|i| match buf.mask_bits(i) {
+                0 => 0,
+                bits => i64::from(bits.trailing_zeros()),
+            })
+            .collect();
+        batch.step(&actions, &mut buf.output()).unwrap();
+        for x in &buf.obs {
+            fnv1a(&mut hash, &x.to_le_bytes());
+        }
+        fnv1a(&mut hash, &buf.mask);
+        for r in &buf.reward {
+            fnv1a(&mut hash, &r.to_le_bytes());
+        }
+        let flags: Vec<u8> = (0..8)
+            .map(|i| u8::from(buf.terminated[i]) | u8::from(buf.truncated[i]) << 1)
+            .collect();
+        fnv1a(&mut hash, &flags);
+    }
+    hash
+}
+
+/// The digests of [`caller_view_digest`] that the Python vector environment must reproduce.
+const CALLER_VIEW_DIGESTS: [(&str, u8, u64); 2] = [
+    ("random", 1, 0x2f02_c0f0_9bb9_f51b),
+    ("self", 0, 0xa769_b736_4e44_ab81),
+];
+
+#[test]
+fn the_caller_view_matches_the_python_vector_env() {
+    for (opponent, seat, expected) in CALLER_VIEW_DIGESTS {
+        let got = caller_view_digest(opponent.parse().unwrap(), seat, 300);
+        assert_eq!(got, expected, "{opponent}: digest {got:#x}");
     }
 }

@@ -10,6 +10,9 @@ reinforcement learning, on a vectorised Rust simulator.
 - :mod:`awale.sb3`: a Stable-Baselines3 ``VecEnv`` over the batch (for sb3-contrib's
   ``MaskablePPO``).
 - :class:`Game`, :class:`State`, :class:`Rules`, :class:`Batch`: the Rust engine itself.
+- :class:`AwaleError` (a ``ValueError``) and its subclasses :class:`IllegalActionError`,
+  :class:`RulesError`, :class:`ParseError`, :class:`GameOverError`, :class:`ConfigError`,
+  :class:`AgentError`, :class:`TournamentError`: the engine's errors, typed.
 - :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``)
   and Python callables ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
 
@@ -23,7 +26,24 @@ Quick start::
 """
 
 from awale._common import sample_legal
-from awale._core import PRESETS, Batch, Game, Rules, State, __version__, parse_position
+from awale._core import (
+    PRESETS,
+    AgentError,
+    AwaleError,
+    Batch,
+    ConfigError,
+    Game,
+    GameOverError,
+    IllegalActionError,
+    ParseError,
+    Rules,
+    RulesError,
+    State,
+    TournamentError,
+    __version__,
+    parse_position,
+)
+from awale._common import EnvSpec
 from awale.env import AwaleEnv
 from awale.registration import ENV_IDS, register_envs
 from awale.tournament import TournamentResult, tournament
@@ -35,6 +55,15 @@ __all__ = [
     "PRESETS",
     "ENV_IDS",
     "AwaleEnv",
+    "AwaleError",
+    "AgentError",
+    "ConfigError",
+    "EnvSpec",
+    "GameOverError",
+    "IllegalActionError",
+    "ParseError",
+    "RulesError",
+    "TournamentError",
     "AwaleVectorEnv",
     "Batch",
     "Game",

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import secrets
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from gymnasium import spaces
 
 from awale import _core
 
-#: The preset names, as `gymnasium.make` ids know them (`awale/<Name>-v0`).
-GYM_NAMES = {
-    "abapa": "Abapa",
-    "awale": "Awale",
-    "wari": "Wari",
-    "openspiel": "OpenSpiel",
-    "oware2": "Oware2",
-    "oware3": "Oware3",
-    "oware4": "Oware4",
-    "oware6": "Oware6",
-}
+#: The preset names, as `gymnasium.make` ids know them (`awale/<Title>-v0`), from the engine's
+#: preset table.
+GYM_NAMES = {spec: title for spec, title, _summary in _core.presets()}
 
 #: What the environments accept as an opening: a number of random plies or a (min, max) pair.
 OpeningArg = Union[int, Tuple[int, int], None]
@@ -91,12 +84,120 @@ def check_render_mode(render_mode: Optional[str], modes: list[str]) -> Optional[
     return render_mode
 
 
+#: The built-in opponents of the environments: ``"self"`` (self-play), ``"random"``,
+#: ``"capture"`` (the largest capture) and ``"greedy"`` (the tournament's greedy agent: the
+#: largest store gain net of the best rival's).
+OPPONENTS = ("self", "random", "capture", "greedy")
+
+
 def check_opponent(opponent: str) -> str:
     if not isinstance(opponent, str):
         raise TypeError(
-            f"opponent must be 'random', 'greedy' or 'self', got {type(opponent).__name__}"
+            f"opponent must be one of {', '.join(OPPONENTS)}, got {type(opponent).__name__}"
         )
     return opponent
+
+
+def _check_int(name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
+
+
+def _check_str(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvSpec:
+    """The settings every environment of the package shares (:class:`awale.AwaleEnv`,
+    :class:`awale.AwaleVectorEnv`, :class:`awale.sb3.AwaleSB3VecEnv`, and the rules, encoding
+    and render mode of :mod:`awale.pettingzoo`), checked in one place by :meth:`validate`.
+
+    Each environment builds one from its arguments (``EnvSpec(...).validate()``) and makes its
+    simulator with :meth:`batch`; ``env.env_spec`` holds it.
+    """
+
+    rules: Union[str, "_core.Rules"] = "abapa"
+    opponent: str = "random"
+    learner_seat: int = 0
+    obs: str = "compact"
+    obs_dtype: Any = "float32"
+    opening: OpeningArg = 0
+    illegal: str = "error"
+    render_mode: Optional[str] = None
+    copy: bool = True
+
+    def validate(self, render_modes: Sequence[str] = ("human", "ansi")) -> "EnvSpec":
+        """A checked copy with normalised values (``rules`` a :class:`awale.Rules`,
+        ``obs_dtype`` a name): ``TypeError`` for a value of the wrong type, ``ValueError``
+        (an :class:`awale.AwaleError` where the engine decides) for a bad value. The opponent,
+        seat, opening and illegal-action policy are checked by the simulator that
+        :meth:`batch` builds."""
+        rules = rules_of(self.rules)
+        obs = _check_str("obs", self.obs)
+        obs_dtype = dtype_name(self.obs_dtype)
+        rules.obs_dim(obs)  # the encoding exists
+        return dataclasses.replace(
+            self,
+            rules=rules,
+            opponent=check_opponent(self.opponent),
+            learner_seat=_check_int("learner_seat", self.learner_seat),
+            obs=obs,
+            obs_dtype=obs_dtype,
+            illegal=_check_str("illegal", self.illegal),
+            render_mode=check_render_mode(self.render_mode, list(render_modes)),
+            copy=bool(self.copy),
+        )
+
+    def batch(
+        self, num_boards: int, reset_mode: str, *, threads: int = 1, seed: Optional[int] = None
+    ) -> "_core.Batch":
+        """The simulator of these settings (a random seed when ``seed`` is None)."""
+        return _core.Batch(
+            self.rules,
+            num_boards,
+            obs=self.obs,
+            obs_dtype=self.obs_dtype,
+            reset_mode=reset_mode,
+            opponent=self.opponent,
+            learner_seat=self.learner_seat,
+            opening=self.opening,
+            illegal=self.illegal,
+            threads=threads,
+            seed=entropy_seed() if seed is None else seed,
+        )
+
+    def observation_space(self) -> spaces.Box:
+        """One board's observation space."""
+        assert isinstance(self.rules, _core.Rules), "validate() first"
+        return observation_box(self.rules, self.obs, self.obs_dtype)
+
+    def action_space(self) -> spaces.Discrete:
+        """One board's action space: a house of the mover's row."""
+        assert isinstance(self.rules, _core.Rules), "validate() first"
+        return spaces.Discrete(self.rules.houses)
+
+
+def single_board_error(e: "_core.AwaleError") -> "_core.AwaleError":
+    """The error of a one-board batch step, as a one-board environment reports it: the same
+    class and attributes, without the board number."""
+    if e.board is None:
+        return e
+    message = str(e)
+    prefix = f"board {e.board}: "
+    if message.startswith(prefix):
+        message = message[len(prefix):]
+    new = type(e)(message)
+    for key, value in vars(e).items():
+        setattr(new, key, value)
+    new.board = None
+    return new
 
 
 def observation_box(rules: _core.Rules, obs: str, obs_dtype: str) -> spaces.Box:

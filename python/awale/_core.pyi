@@ -1,8 +1,8 @@
 """Type stubs of the Rust extension module ``awale._core``.
 
-Every error of the engine (unknown preset or option, illegal move, bad position text, bad batch
-input) is raised as ``ValueError`` with the engine's message; arguments of the wrong type raise
-``TypeError``.
+Every error of the engine is raised as a subclass of :class:`AwaleError` (a ``ValueError``)
+with the engine's message and the error's fields as attributes (None where the error has no
+such field); arguments of the wrong type raise ``TypeError``.
 """
 
 from typing import Any, Callable, Literal, Optional, Sequence, SupportsIndex, Tuple, Union, final
@@ -19,6 +19,14 @@ __all__ = [
     "State",
     "Game",
     "Batch",
+    "AwaleError",
+    "RulesError",
+    "IllegalActionError",
+    "GameOverError",
+    "ParseError",
+    "ConfigError",
+    "AgentError",
+    "TournamentError",
     "presets",
     "preset_summary",
     "parse_position",
@@ -36,8 +44,53 @@ _RulesArg = Union[str, "Rules"]
 _Opening = Union[int, Tuple[int, int], None]
 _ObsDtype = Literal["float32", "uint8"]  # accepted: these names (also "f4", "u1")
 
-def presets() -> list[str]:
-    """The preset names."""
+class AwaleError(ValueError):
+    """Base class of every error the awale engine reports."""
+
+    #: The batch board the error is about (None outside a batch).
+    board: Optional[int]
+    #: The refused action (a house index, as given).
+    action: Optional[int]
+    #: The player who moved (single games).
+    player: Optional[int]
+    #: Why the input was refused.
+    reason: Optional[str]
+    #: The bad rules option.
+    option: Optional[str]
+    #: The text that did not parse.
+    text: Optional[str]
+    #: The agent spec that was refused.
+    spec: Optional[str]
+    #: The agent that failed.
+    agent: Optional[str]
+    #: The file that could not be read or written.
+    path: Optional[str]
+
+class RulesError(AwaleError):
+    """An unknown preset, a bad rules option or rules that cannot be played."""
+
+class IllegalActionError(AwaleError):
+    """An action that is not a legal move (out of the houses ``0..h-1``, or not legal in the
+    position): ``.action``, ``.reason``, and ``.board`` (batch) or ``.player`` (game)."""
+
+class GameOverError(AwaleError):
+    """A move on a game, or a batch board (``.board``), whose episode is over."""
+
+class ParseError(AwaleError):
+    """A position, move or game record that cannot be parsed (``.text``, ``.reason``)."""
+
+class ConfigError(AwaleError):
+    """A bad setting: batch configuration or buffers, or an agent spec (``.spec``)."""
+
+class AgentError(AwaleError):
+    """An agent failed to choose a move (``.agent``, ``.reason``)."""
+
+class TournamentError(AwaleError):
+    """A tournament that cannot be set up, resumed or rated."""
+
+def presets() -> list[tuple[str, str, str]]:
+    """The preset table as ``(spec, title, summary)``: the rules spec, the title of the
+    Gymnasium id (``awale/<title>-v0``) and a one-line description, in display order."""
 
 def preset_summary(name: str) -> str:
     """A one-line description of a preset and its source."""
@@ -256,7 +309,9 @@ class Batch:
         obs: ``"compact"``, ``"onehot[:L]"`` or ``"thermometer[:L]"``.
         obs_dtype: ``"float32"`` or ``"uint8"``.
         reset_mode: ``"next_step"``, ``"same_step"`` or ``"disabled"`` (Gymnasium's modes).
-        opponent: ``"self"`` (self-play), ``"random"`` or ``"greedy"``.
+        opponent: ``"self"`` (self-play), ``"random"``, ``"capture"`` (the largest capture) or
+            ``"greedy"`` (the tournament's greedy agent: the largest store gain net of the best
+            rival's).
         learner_seat: the caller's seat against an opponent.
         opening: random plies at each reset: an int or ``(min, max)``.
         illegal: ``"error"`` (raise) or ``"loss"`` (the offender loses at once).
@@ -281,7 +336,8 @@ class Batch:
     ) -> Batch: ...
     def step(self, actions: Union[npt.NDArray[np.integer], Sequence[int]]) -> int:
         """One action per board (any integer dtype); returns how many episodes ended.
-        ``ValueError`` names the first bad board (out of range, illegal, or over under
+        The error names the first bad board: :class:`IllegalActionError` (out of range or
+        illegal; ``.board``, ``.action``, ``.reason``) or :class:`GameOverError` (over under
         ``disabled``); ``TypeError`` for non-integers. Nothing changes on error."""
     def reset(self, seed: Optional[int] = None) -> None:
         """New episodes everywhere; a seed re-seeds every board's stream first."""

@@ -6,30 +6,24 @@ from typing import Any, Optional, SupportsFloat, Union
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from awale import _core
 from awale._common import (
+    EnvSpec,
     OpeningArg,
     action_index,
-    check_opponent,
-    check_render_mode,
     check_seed,
-    dtype_name,
-    entropy_seed,
-    observation_box,
-    rules_of,
+    single_board_error,
     state_without_views,
 )
-
-_PREFIX = "bad batch input: board 0: "
 
 
 class AwaleEnv(gym.Env):
     """One board of an Awalé-family game as a Gymnasium environment.
 
-    The agent plays ``learner_seat`` against a built-in ``opponent`` (``"random"`` or
-    ``"greedy"``), which moves every other seat between the agent's turns; or, with
+    The agent plays ``learner_seat`` against a built-in ``opponent`` (``"random"``,
+    ``"capture"``: the largest capture, or ``"greedy"``: the tournament's greedy agent), which
+    moves every other seat between the agent's turns; or, with
     ``opponent="self"``, the agent plays every seat in turn (self-play) and each step's reward is
     that of the seat that moved.
 
@@ -44,7 +38,8 @@ class AwaleEnv(gym.Env):
       it), ``"to_move"``; when the episode ends also ``"episode_length"`` (agent steps),
       ``"episode_scores"`` (final stores) and ``"rewards"`` (every seat's reward).
 
-    Illegal actions raise ``ValueError`` (``illegal="error"``, the default) or lose the game at
+    Illegal actions raise :class:`awale.IllegalActionError` (a ``ValueError``, with ``.action``
+    and ``.reason``; ``illegal="error"``, the default) or lose the game at
     once with reward -1 (``illegal="loss"``). ``opening=n`` (or ``(min, max)``) plays that many
     random plies at each reset for diversity.
 
@@ -54,7 +49,7 @@ class AwaleEnv(gym.Env):
     Args:
         rules: a rules spec (``"abapa"``, ``"oware:players=3"``, ``"wari:max_plies=300"``) or a
             :class:`awale.Rules`.
-        opponent: ``"random"``, ``"greedy"`` or ``"self"``.
+        opponent: ``"random"``, ``"capture"``, ``"greedy"`` or ``"self"``.
         learner_seat: the agent's seat against an opponent.
         obs: the observation encoding.
         obs_dtype: ``"float32"`` or ``"uint8"``.
@@ -80,21 +75,23 @@ class AwaleEnv(gym.Env):
         render_mode: Optional[str] = None,
         copy: bool = True,
     ) -> None:
-        self.rules = rules_of(rules)
-        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
-        self.copy = bool(copy)
-        self._config: dict[str, Any] = dict(
-            obs=obs,
-            obs_dtype=dtype_name(obs_dtype),
-            reset_mode="disabled",
-            opponent=check_opponent(opponent),
+        self.env_spec = EnvSpec(
+            rules=rules,
+            opponent=opponent,
             learner_seat=learner_seat,
+            obs=obs,
+            obs_dtype=obs_dtype,
             opening=opening,
             illegal=illegal,
-        )
-        self._batch = _core.Batch(self.rules, 1, seed=entropy_seed(), **self._config)
-        self.observation_space = observation_box(self.rules, obs, self._config["obs_dtype"])
-        self.action_space = spaces.Discrete(self.rules.houses)
+            render_mode=render_mode,
+            copy=copy,
+        ).validate(self.metadata["render_modes"])
+        self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
+        self.render_mode = self.env_spec.render_mode
+        self.copy = self.env_spec.copy
+        self._batch = self.env_spec.batch(1, "disabled")
+        self.observation_space = self.env_spec.observation_space()
+        self.action_space = self.env_spec.action_space()
         self._actions = np.zeros(1, dtype=np.int64)
         self._needs_reset = True
         self._bind()
@@ -159,8 +156,8 @@ class AwaleEnv(gym.Env):
         self._actions[0] = action_index(action, self.rules.houses)
         try:
             self._batch.step(self._actions)
-        except ValueError as e:
-            raise ValueError(str(e).replace(_PREFIX, "")) from None
+        except _core.AwaleError as e:
+            raise single_board_error(e) from None
         terminated = bool(self._terminated[0])
         truncated = bool(self._truncated[0])
         ended = terminated or truncated

@@ -17,7 +17,6 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnv,
     VecEnvIndices,
@@ -26,14 +25,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from awale import _core
-from awale._common import (
-    OpeningArg,
-    check_opponent,
-    check_seed,
-    entropy_seed,
-    observation_box,
-    rules_of,
-)
+from awale._common import EnvSpec, OpeningArg, check_seed
 
 
 class AwaleSB3VecEnv(VecEnv):
@@ -46,8 +38,8 @@ class AwaleSB3VecEnv(VecEnv):
     ``env_method("action_masks")``, which sb3-contrib calls) gives the legal actions, so
     ``MaskablePPO`` trains on it directly.
 
-    The agent plays ``learner_seat`` against ``opponent`` (``"random"``, ``"greedy"``, or
-    ``"self"`` for self-play, where each step's reward is the seat that moved). Observations
+    The agent plays ``learner_seat`` against ``opponent`` (``"random"``, ``"capture"``,
+    ``"greedy"``, or ``"self"`` for self-play, where each step's reward is the seat that moved). Observations
     are ``float32`` (encoding ``obs``).
 
     Args:
@@ -71,29 +63,26 @@ class AwaleSB3VecEnv(VecEnv):
         threads: int = 1,
         seed: Optional[int] = None,
     ) -> None:
-        self.rules = rules_of(rules)
-        seed = check_seed(seed)
-        self._batch = _core.Batch(
-            self.rules,
-            num_envs,
+        self.env_spec = EnvSpec(
+            rules=rules,
+            opponent=opponent,
+            learner_seat=learner_seat,
             obs=obs,
             obs_dtype="float32",
-            reset_mode="same_step",
-            opponent=check_opponent(opponent),
-            learner_seat=learner_seat,
             opening=opening,
             illegal=illegal,
-            threads=threads,
-            seed=entropy_seed() if seed is None else seed,
-        )
+        ).validate()
+        self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
+        seed = check_seed(seed)
+        self._batch = self.env_spec.batch(num_envs, "same_step", threads=threads, seed=seed)
         self.render_mode: Optional[str] = None
         self._first_seed = seed
         self._actions: Optional[np.ndarray] = None
         self._t0 = time.perf_counter()
         super().__init__(
             self._batch.num_boards,
-            observation_box(self.rules, obs, "float32"),
-            spaces.Discrete(self.rules.houses),
+            self.env_spec.observation_space(),
+            self.env_spec.action_space(),
         )
 
     @property

@@ -6,7 +6,6 @@ from typing import Any, Optional, Union
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
 try:  # Gymnasium >= 1.1 exports it from gymnasium.vector
@@ -16,14 +15,9 @@ except ImportError:  # pragma: no cover - Gymnasium 1.0
 
 from awale import _core
 from awale._common import (
+    EnvSpec,
     OpeningArg,
-    check_opponent,
-    check_render_mode,
     check_seed,
-    dtype_name,
-    entropy_seed,
-    observation_box,
-    rules_of,
     state_without_views,
 )
 
@@ -116,27 +110,28 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
                 "AwaleVectorEnv has no max_episode_steps: limit games with the rules' "
                 "max_plies option instead (e.g. rules='abapa:max_plies=200')"
             )
-        self.rules = rules_of(rules)
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
-        self.copy = bool(copy)
-        self._config: dict[str, Any] = dict(
-            obs=obs,
-            obs_dtype=dtype_name(obs_dtype),
-            reset_mode=_MODE_NAMES[self.autoreset_mode],
-            opponent=check_opponent(opponent),
+        self.env_spec = EnvSpec(
+            rules=rules,
+            opponent=opponent,
             learner_seat=learner_seat,
+            obs=obs,
+            obs_dtype=obs_dtype,
             opening=opening,
             illegal=illegal,
-            threads=threads,
+            render_mode=render_mode,
+            copy=copy,
+        ).validate(self.metadata["render_modes"])
+        self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
+        self.render_mode = self.env_spec.render_mode
+        self.copy = self.env_spec.copy
+        self._batch = self.env_spec.batch(
+            num_envs, _MODE_NAMES[self.autoreset_mode], threads=threads
         )
-        self._batch = _core.Batch(self.rules, num_envs, seed=entropy_seed(), **self._config)
         self.num_envs = self._batch.num_boards
-        self.single_observation_space = observation_box(
-            self.rules, obs, self._config["obs_dtype"]
-        )
-        self.single_action_space = spaces.Discrete(self.rules.houses)
+        self.single_observation_space = self.env_spec.observation_space()
+        self.single_action_space = self.env_spec.action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._bind()

@@ -1,13 +1,14 @@
 //! The greedy agent: the move with the best immediate gain.
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{no_move, Agent, Turn};
+use crate::choice;
 use crate::error::Result;
-use crate::state::State;
 
-/// Plays the move that gains most at once: the seeds the mover's store gains by the move
+/// Plays the move that gains most at once ([`crate::choice::greedy`], the one meaning of
+/// `greedy` in the crate): the seeds the mover's store gains by the move
 /// (captures, and seeds awarded when the move ends the game) minus the most any other player
 /// gains during it (out-of-turn captures of the relay game). Ties are broken at random from the
 /// agent's seed. Every preset.
@@ -33,32 +34,20 @@ impl GreedyAgent {
         }
     }
 
-    /// The immediate gain of each legal move, as `(house, gain)`.
+    /// The immediate gain of each legal move, as `(house, gain)` ([`crate::choice::greedy_gain`]).
     pub fn gains(turn: &Turn<'_>) -> Vec<(usize, i32)> {
         let rules = turn.rules;
         let s = turn.state;
         let mask = s.legal_mask(rules);
-        let me = s.to_move();
         (0..rules.houses as usize)
             .filter(|h| mask & (1 << h) != 0)
             .map(|h| {
                 let mut next = *s;
                 next.apply_unchecked(rules, h);
-                (h, gain(rules.players as usize, me, s, &next))
+                (h, choice::greedy_gain(rules, s, &next))
             })
             .collect()
     }
-}
-
-/// The mover's store gain minus the largest gain of another player.
-fn gain(players: usize, me: usize, before: &State, after: &State) -> i32 {
-    let delta = |p: usize| after.scores()[p] as i32 - before.scores()[p] as i32;
-    let others = (0..players)
-        .filter(|&p| p != me)
-        .map(delta)
-        .max()
-        .unwrap_or(0);
-    delta(me) - others
 }
 
 impl Agent for GreedyAgent {
@@ -67,17 +56,11 @@ impl Agent for GreedyAgent {
     }
 
     fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
-        let gains = GreedyAgent::gains(turn);
-        let best = match gains.iter().map(|&(_, g)| g).max() {
-            Some(b) => b,
-            None => return Err(no_move("greedy", turn.state)),
-        };
-        let ties: Vec<usize> = gains
-            .iter()
-            .filter(|&&(_, g)| g == best)
-            .map(|&(h, _)| h)
-            .collect();
-        Ok(ties[self.rng.random_range(0..ties.len())])
+        let legal = turn.state.legal_mask(turn.rules);
+        if legal == 0 {
+            return Err(no_move("greedy", turn.state));
+        }
+        Ok(choice::greedy(turn.rules, turn.state, legal, &mut self.rng))
     }
 
     fn reset(&mut self, seed: u64) {

@@ -12,8 +12,9 @@ use crate::error::{AwaleError, Result};
 /// | field | length | content |
 /// |---|---|---|
 /// | `obs` | `N × obs_dim` | observation of each board (see [`super::ObsEncoding`]) |
-/// | `mask` | `N × houses` | 1 where the house may be played by the player to move, else 0 |
+/// | `mask` | `N × houses` | 1 where the house may be played by the player to move, else 0 (see [`super::ResetMode`] for boards whose episode ended) |
 /// | `rewards` | `N × players` | reward of each player (seat order) |
+/// | `reward` | `N` | the caller's reward: the learner seat's against an opponent, the seat that moved in self-play |
 /// | `terminated` | `N` | the episode ended by the rules (or an illegal action under `Loss`) |
 /// | `truncated` | `N` | the episode was cut off by the rules' `max_plies` |
 /// | `to_move` | `N` | the seat to move in the position `obs` shows |
@@ -30,6 +31,9 @@ pub struct StepOutput<'a, O: ObsValue = f32> {
     pub mask: &'a mut [u8],
     /// Rewards, `N × players`.
     pub rewards: &'a mut [f32],
+    /// The caller's reward, `N`: `rewards` of the learner's seat against an opponent, of the
+    /// seat that moved in self-play.
+    pub reward: &'a mut [f32],
     /// Terminated flags, `N`.
     pub terminated: &'a mut [bool],
     /// Truncated flags, `N`.
@@ -70,6 +74,7 @@ impl<O: ObsValue> StepOutput<'_, O> {
         check_len("obs", self.obs.len(), boards, obs_dim, "values")?;
         check_len("mask", self.mask.len(), boards, houses, "houses")?;
         check_len("rewards", self.rewards.len(), boards, players, "players")?;
+        check_len("reward", self.reward.len(), boards, 1, "")?;
         check_len("terminated", self.terminated.len(), boards, 1, "")?;
         check_len("truncated", self.truncated.len(), boards, 1, "")?;
         check_len("to_move", self.to_move.len(), boards, 1, "")?;
@@ -107,6 +112,8 @@ pub struct StepBuffers<O: ObsValue = f32> {
     pub mask: Vec<u8>,
     /// Rewards, `N × players`.
     pub rewards: Vec<f32>,
+    /// The caller's reward, `N`.
+    pub reward: Vec<f32>,
     /// Terminated flags.
     pub terminated: Vec<bool>,
     /// Truncated flags.
@@ -131,6 +138,7 @@ impl<O: ObsValue> StepBuffers<O> {
             obs: vec![O::ZERO; boards * obs_dim],
             mask: vec![0; boards * houses],
             rewards: vec![0.0; boards * players],
+            reward: vec![0.0; boards],
             terminated: vec![false; boards],
             truncated: vec![false; boards],
             to_move: vec![0; boards],
@@ -159,6 +167,7 @@ impl<O: ObsValue> StepBuffers<O> {
             obs: &mut self.obs,
             mask: &mut self.mask,
             rewards: &mut self.rewards,
+            reward: &mut self.reward,
             terminated: &mut self.terminated,
             truncated: &mut self.truncated,
             to_move: &mut self.to_move,
@@ -207,6 +216,9 @@ impl<O: ObsValue> StepBuffers<O> {
 pub trait BatchAction: Copy + Send + Sync + fmt::Display {
     /// The action as a house index, or `None` when it is negative or too large for `usize`.
     fn house(self) -> Option<usize>;
+
+    /// The action as given, widened (for error reports).
+    fn wide(self) -> i128;
 }
 
 macro_rules! batch_action {
@@ -215,6 +227,11 @@ macro_rules! batch_action {
             #[inline(always)]
             fn house(self) -> Option<usize> {
                 usize::try_from(self).ok()
+            }
+
+            #[inline]
+            fn wide(self) -> i128 {
+                self as i128
             }
         }
     )*};

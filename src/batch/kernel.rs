@@ -149,6 +149,7 @@ impl Ctx<'_> {
     fn clear_row<O: ObsValue>(l: &mut Lanes<'_, O>, i: usize) {
         let p = l.players;
         l.rewards[i * p..(i + 1) * p].fill(0.0);
+        l.reward[i] = 0.0;
         l.terminated[i] = false;
         l.truncated[i] = false;
         l.episode_length[i] = 0;
@@ -213,9 +214,22 @@ impl Ctx<'_> {
         &self,
         mut l: Lanes<'_, O>,
     ) {
+        let (p, h) = (l.players, l.houses);
+        let next_step = self.mode == ResetMode::NextStep;
         for i in 0..l.len() {
             l.reps.prefetch::<W>(i + PREFETCH_AHEAD);
+            // The caller's seat: the learner's, or in self-play the seat about to move.
+            let seat = if self.self_play {
+                l.states[i].to_move()
+            } else {
+                self.learner
+            };
             self.step_board::<O, N, P, W>(&mut l, i);
+            l.reward[i] = l.rewards[i * p + seat];
+            if next_step && l.done[i] {
+                // The next step ignores this board's action: any house is accepted.
+                l.mask[i * h..(i + 1) * h].fill(1);
+            }
         }
     }
 

@@ -39,6 +39,7 @@ pub(crate) struct Lanes<'a, O: ObsValue> {
     pub(crate) obs: &'a mut [O],
     pub(crate) mask: &'a mut [u8],
     pub(crate) rewards: &'a mut [f32],
+    pub(crate) reward: &'a mut [f32],
     pub(crate) terminated: &'a mut [bool],
     pub(crate) truncated: &'a mut [bool],
     pub(crate) to_move: &'a mut [u8],
@@ -75,6 +76,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
             obs: out.obs,
             mask: out.mask,
             rewards: out.rewards,
+            reward: out.reward,
             terminated: out.terminated,
             truncated: out.truncated,
             to_move: out.to_move,
@@ -105,6 +107,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
         let (obs_a, obs_b) = split(self.obs, mid * od);
         let (mask_a, mask_b) = split(self.mask, mid * h);
         let (rew_a, rew_b) = split(self.rewards, mid * p);
+        let (r1_a, r1_b) = split(self.reward, mid);
         let (term_a, term_b) = split(self.terminated, mid);
         let (trunc_a, trunc_b) = split(self.truncated, mid);
         let (tm_a, tm_b) = split(self.to_move, mid);
@@ -129,6 +132,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
                 obs: obs_a,
                 mask: mask_a,
                 rewards: rew_a,
+                reward: r1_a,
                 terminated: term_a,
                 truncated: trunc_a,
                 to_move: tm_a,
@@ -150,6 +154,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
                 obs: obs_b,
                 mask: mask_b,
                 rewards: rew_b,
+                reward: r1_b,
                 terminated: term_b,
                 truncated: trunc_b,
                 to_move: tm_b,

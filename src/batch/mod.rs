@@ -45,20 +45,26 @@
 //!
 //! - Self-play ([`Opponent::SelfPlay`]): each step plays the action for the player to move
 //!   (`to_move`); `rewards[b × players + p]` is from player `p`'s point of view.
-//! - Built-in opponent ([`Opponent::Random`], [`Opponent::Greedy`], [`Opponent::Policy`]): the
-//!   caller plays [`BatchConfig::learner_seat`]; after its action the opponent plays every other
-//!   seat until the learner is to move again or the game ends, and the rewards of that whole
+//! - Built-in opponent ([`Opponent::Random`], [`Opponent::Capture`], [`Opponent::Greedy`],
+//!   [`Opponent::Policy`]): the caller plays [`BatchConfig::learner_seat`]; after its action
+//!   the opponent plays every other seat until the learner is to move again or the game ends, and the rewards of that whole
 //!   exchange are reported. The learner's reward is `rewards[b × players + learner_seat]`.
 //!   Observations then always show the learner to move (except final observations).
+//!
+//! [`StepOutput::reward`] holds the caller's reward, one per board, so that a single-agent
+//! learner reads it directly: the learner seat's against an opponent, and in self-play the
+//! reward of the seat that chose the step's action (the seat to move before the step). Every
+//! binding reports this same value.
 //!
 //! # Reset modes
 //!
 //! Exactly Gymnasium 1.x's `AutoresetMode` ([`ResetMode`]):
 //!
-//! - `NextStep` (default): the step that ends an episode returns the final observation, a zero
-//!   mask, the rewards and a set `terminated` or `truncated` flag. The next step ignores that
-//!   board's action (any value), starts a new episode and returns its first observation with
-//!   zero rewards and both flags false.
+//! - `NextStep` (default): the step that ends an episode returns the final observation, the
+//!   rewards and a set `terminated` or `truncated` flag, with a mask of all ones: the next step
+//!   ignores that board's action (any house is accepted, so a sampler never sees an empty
+//!   mask), starts a new episode and returns its first observation with zero rewards and both
+//!   flags false.
 //! - `SameStep`: the step that ends an episode returns the rewards and flags of the ended
 //!   episode together with the first observation and mask of the next; the final observation
 //!   goes to [`StepOutput::final_obs`] (when given).
@@ -358,23 +364,27 @@ impl Batch {
     fn explain<A: BatchAction>(&self, i: usize, a: A, d: &Decoder) -> AwaleError {
         let b = &self.boards;
         let houses = d.houses;
-        AwaleError::BadBatchInput(if b.masks[i] == 0 {
-            format!(
-                "board {i}: its episode is over; reset it (reset_boards) before stepping it again"
-            )
-        } else {
-            match a.house() {
-                Some(h) if h < houses => {
-                    let mut probe = b.states[i];
-                    let why = match probe.apply(&self.config.rules, h) {
-                        Err(e) => e.to_string(),
-                        Ok(_) => "not in the legal mask".to_string(),
-                    };
-                    format!("board {i}: action {a} is not legal: {why}")
+        if b.masks[i] == 0 {
+            return AwaleError::EpisodeOver { board: i };
+        }
+        let reason = match a.house() {
+            Some(h) if h < houses => {
+                let mut probe = b.states[i];
+                match probe.apply(&self.config.rules, h) {
+                    Err(AwaleError::IllegalMove { reason, .. }) => {
+                        format!("is not legal: {reason}")
+                    }
+                    Err(e) => format!("is not legal: {e}"),
+                    Ok(_) => "is not legal here".to_string(),
                 }
-                _ => format!("board {i}: action {a} is out of range 0..{houses}"),
             }
-        })
+            _ => format!("is out of range 0..{}", houses - 1),
+        };
+        AwaleError::IllegalAction {
+            board: i,
+            action: a.wide(),
+            reason,
+        }
     }
 
     /// Starts a new episode on every board and writes their first observations. With
@@ -422,7 +432,8 @@ impl Batch {
         let n = self.num_boards();
         if let Some(&i) = indices.iter().find(|&&i| i >= n) {
             return Err(AwaleError::BadBatchInput(format!(
-                "cannot reset board {i}: the batch has boards 0..{n}"
+                "cannot reset board {i}: the batch has boards 0..{}",
+                n - 1
             )));
         }
         self.codes.fill(KEEP);
@@ -456,14 +467,19 @@ impl Batch {
     }
 
     /// Writes the current observation, mask and seat to move of every board (e.g. after
-    /// [`Batch::restore`]); the other buffers of `out` are left as they are.
+    /// [`Batch::restore`]); the other buffers of `out` (rewards and the caller's `reward`
+    /// included) are left as they are.
     pub fn observe<O: ObsValue>(&self, out: &mut StepOutput<'_, O>) -> Result<()> {
         self.check_output(out)?;
         let (od, h) = (self.obs_dim, self.action_dim());
         let ctx = make_ctx(&self.config);
         for (i, st) in self.boards.states.iter().enumerate() {
             observation::encode(ctx.enc, &ctx.rules, st, &mut out.obs[i * od..(i + 1) * od]);
-            let bits = self.boards.masks[i];
+            let bits = if self.boards.done[i] && self.config.reset_mode == ResetMode::NextStep {
+                u16::MAX // the next step ignores the action: any house is accepted
+            } else {
+                self.boards.masks[i]
+            };
             for (k, m) in out.mask[i * h..(i + 1) * h].iter_mut().enumerate() {
                 *m = ((bits >> k) & 1) as u8;
             }

@@ -12,6 +12,7 @@
 //! // South's F (2 seeds) reaches b and takes a=2, b=3.
 //! let s = State::from_parts(&rules, &[1, 0, 0, 0, 0, 2, 1, 2, 8, 0, 0, 0], &[20, 14], 0, 0).unwrap();
 //! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+//! assert_eq!(Opponent::Capture.choose(&rules, &s, &mut rng), Some(5));
 //! assert_eq!(Opponent::Greedy.choose(&rules, &s, &mut rng), Some(5));
 //! assert_eq!(Opponent::SelfPlay.choose(&rules, &s, &mut rng), None);
 //! ```
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::choice;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::state::State;
@@ -45,6 +47,7 @@ pub trait Policy: Send + Sync + fmt::Debug {
 /// use awale::batch::Opponent;
 /// assert!("self".parse::<Opponent>().unwrap().is_self_play());
 /// assert_eq!("greedy".parse::<Opponent>().unwrap().name(), "greedy");
+/// assert_eq!("capture".parse::<Opponent>().unwrap().name(), "capture");
 /// assert!("alphazero".parse::<Opponent>().is_err());
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -55,13 +58,20 @@ pub enum Opponent {
     SelfPlay,
     /// Uniformly random legal moves.
     Random,
-    /// The move that captures the most seeds at once; ties broken uniformly at random.
+    /// The move that captures the most seeds at once ([`crate::choice::capture`]); ties broken
+    /// uniformly at random. (Before 0.2 this rule was named `greedy`.)
+    Capture,
+    /// The tournament's `greedy` agent's rule ([`crate::choice::greedy`]): the largest store
+    /// gain net of the best rival's gain during the move; ties broken uniformly at random.
     Greedy,
     /// Any other policy.
     Policy(Arc<dyn Policy>),
 }
 
 impl Opponent {
+    /// The names of the built-in opponents, as [`str::parse`] accepts them.
+    pub const NAMES: [&'static str; 4] = ["self", "random", "capture", "greedy"];
+
     /// True for [`Opponent::SelfPlay`].
     pub fn is_self_play(&self) -> bool {
         matches!(self, Opponent::SelfPlay)
@@ -72,6 +82,7 @@ impl Opponent {
         match self {
             Opponent::SelfPlay => "self",
             Opponent::Random => "random",
+            Opponent::Capture => "capture",
             Opponent::Greedy => "greedy",
             Opponent::Policy(p) => p.name(),
         }
@@ -98,7 +109,8 @@ impl Opponent {
     ) -> usize {
         match self {
             Opponent::SelfPlay | Opponent::Random => random_legal(legal, rng),
-            Opponent::Greedy => greedy(rules, state, legal, rng),
+            Opponent::Capture => choice::capture(rules, state, legal, rng),
+            Opponent::Greedy => choice::greedy(rules, state, legal, rng),
             Opponent::Policy(p) => {
                 let h = p.choose(rules, state, legal, rng);
                 if h < 16 && legal & (1 << h) != 0 {
@@ -120,14 +132,16 @@ impl fmt::Display for Opponent {
 impl FromStr for Opponent {
     type Err = AwaleError;
 
-    /// Parses `self` (also `selfplay`, `self-play`, `none`), `random` or `greedy`.
+    /// Parses `self` (also `selfplay`, `self-play`, `none`), `random`, `capture` or `greedy`.
     fn from_str(s: &str) -> Result<Opponent> {
         match s.trim().to_ascii_lowercase().as_str() {
             "self" | "selfplay" | "self-play" | "self_play" | "none" => Ok(Opponent::SelfPlay),
             "random" => Ok(Opponent::Random),
+            "capture" => Ok(Opponent::Capture),
             "greedy" => Ok(Opponent::Greedy),
             _ => Err(AwaleError::BadBatchInput(format!(
-                "unknown opponent '{s}' (known: self, random, greedy)"
+                "unknown opponent '{s}' (known: {})",
+                Opponent::NAMES.join(", ")
             ))),
         }
     }
@@ -143,31 +157,6 @@ pub(crate) fn random_legal(legal: u16, rng: &mut ChaCha8Rng) -> usize {
         m &= m - 1;
     }
     m.trailing_zeros() as usize
-}
-
-/// The legal move that captures the most for the mover, ties broken uniformly at random.
-fn greedy(rules: &Rules, state: &State, legal: u16, rng: &mut ChaCha8Rng) -> usize {
-    let mut best = 0usize;
-    let mut best_gain = -1i32;
-    let mut ties = 0u32;
-    let mut m = legal;
-    while m != 0 {
-        let h = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let mut probe = *state;
-        let gain = probe.apply_unchecked(rules, h).captured as i32;
-        if gain > best_gain {
-            best_gain = gain;
-            best = h;
-            ties = 1;
-        } else if gain == best_gain {
-            ties += 1;
-            if rng.random_range(0..ties) == 0 {
-                best = h;
-            }
-        }
-    }
-    best
 }
 
 #[cfg(test)]
@@ -226,6 +215,37 @@ mod tests {
     }
 
     #[test]
+    fn names_round_trip() {
+        for name in Opponent::NAMES {
+            assert_eq!(name.parse::<Opponent>().unwrap().name(), name);
+        }
+        let e = "alphazero".parse::<Opponent>().unwrap_err().to_string();
+        assert!(e.contains("self, random, capture, greedy"), "{e}");
+    }
+
+    #[test]
+    fn greedy_is_the_agents_rule() {
+        use crate::agents::{Agent, GreedyAgent, Turn};
+        // The agent and the opponent make the same choice from the same random stream.
+        for spec in ["abapa", "oware4"] {
+            let rules: Rules = spec.parse().unwrap();
+            let mut st = State::initial(&rules, 0);
+            let mut walk = ChaCha8Rng::seed_from_u64(2);
+            for k in 0..300u64 {
+                if st.is_over() {
+                    st = State::initial(&rules, 0);
+                }
+                let mut agent = GreedyAgent::new(k);
+                let mut rng = ChaCha8Rng::seed_from_u64(k);
+                let a = agent.select(&Turn::new(&rules, &st)).unwrap();
+                assert_eq!(Opponent::Greedy.choose(&rules, &st, &mut rng), Some(a));
+                let legal = st.legal_mask(&rules);
+                st.apply_unchecked(&rules, random_legal(legal, &mut walk));
+            }
+        }
+    }
+
+    #[test]
     fn greedy_breaks_ties_at_random() {
         let rules = Rules::abapa();
         let s = State::initial(&rules, 0);
@@ -233,7 +253,8 @@ mod tests {
         let mut seen = 0u16;
         for _ in 0..200 {
             seen |= 1 << Opponent::Greedy.choose(&rules, &s, &mut rng).unwrap();
+            seen |= 1 << (Opponent::Capture.choose(&rules, &s, &mut rng).unwrap() + 8);
         }
-        assert_eq!(seen, 0b111111); // no capture anywhere: every move is a tie
+        assert_eq!(seen, 0b11_1111_0011_1111); // no capture anywhere: every move is a tie
     }
 }

@@ -69,7 +69,8 @@ struct BatchArgs {
     /// Batch steps per measurement (0: about 20 million board-steps, at least 20 steps).
     #[arg(long, default_value_t = 0)]
     steps: u64,
-    /// Opponent: self (every seat played by the caller), random or greedy.
+    /// Opponent: self (every seat played by the caller), random, capture
+    /// (the largest capture) or greedy (the greedy agent's rule).
     #[arg(long, default_value = "self")]
     opponent: String,
     /// Reset mode: next_step, same_step (disabled cannot run unattended).

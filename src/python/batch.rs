@@ -192,8 +192,6 @@ fn run_with<O: ObsValue + Element>(
     c: &Common,
     obs: &Py<PyArray2<O>>,
     fin: &Py<PyArray2<O>>,
-    prev: &mut Vec<u8>,
-    scratch: &mut Vec<u8>,
     op: Op<'_>,
 ) -> PyResult<usize> {
     let (obs, fin) = (obs.bind(py), fin.bind(py));
@@ -222,6 +220,7 @@ fn run_with<O: ObsValue + Element>(
         obs: slice_mut(&mut g_obs, "obs")?,
         mask: mask_u8,
         rewards: slice_mut(&mut g_rewards, "rewards")?,
+        reward: slice_mut(&mut g_reward, "reward")?,
         terminated: slice_mut(&mut g_term, "terminated")?,
         truncated: slice_mut(&mut g_trunc, "truncated")?,
         to_move: slice_mut(&mut g_to_move, "to_move")?,
@@ -229,45 +228,22 @@ fn run_with<O: ObsValue + Element>(
         episode_scores: slice_mut(&mut g_scores, "episode_scores")?,
         final_obs: Some(slice_mut(&mut g_fin, "final_obs")?),
     };
-    let reward = slice_mut(&mut g_reward, "reward")?;
-    let learner = batch.learner_seat();
-    let next_step = batch.config().reset_mode == ResetMode::NextStep;
-    let (players, houses) = (batch.players(), batch.action_dim());
     py.detach(move || -> crate::Result<usize> {
         match op {
-            Op::Step(acts) => {
-                scratch.clear();
-                scratch.extend_from_slice(out.to_move);
-                match acts {
-                    Acts::I8(a) => batch.step(a, &mut out)?,
-                    Acts::I16(a) => batch.step(a, &mut out)?,
-                    Acts::I32(a) => batch.step(a, &mut out)?,
-                    Acts::I64(a) => batch.step(a, &mut out)?,
-                    Acts::U8(a) => batch.step(a, &mut out)?,
-                    Acts::U16(a) => batch.step(a, &mut out)?,
-                    Acts::U32(a) => batch.step(a, &mut out)?,
-                    Acts::U64(a) => batch.step(a, &mut out)?,
-                }
-                std::mem::swap(prev, scratch);
-            }
+            Op::Step(acts) => match acts {
+                Acts::I8(a) => batch.step(a, &mut out)?,
+                Acts::I16(a) => batch.step(a, &mut out)?,
+                Acts::I32(a) => batch.step(a, &mut out)?,
+                Acts::I64(a) => batch.step(a, &mut out)?,
+                Acts::U8(a) => batch.step(a, &mut out)?,
+                Acts::U16(a) => batch.step(a, &mut out)?,
+                Acts::U32(a) => batch.step(a, &mut out)?,
+                Acts::U64(a) => batch.step(a, &mut out)?,
+            },
             Op::Reset(seed) => batch.reset(seed, &mut out)?,
             Op::ResetWhere(which) => batch.reset_where(which, &mut out)?,
             Op::ResetBoards(idx) => batch.reset_boards(idx, &mut out)?,
             Op::Observe => batch.observe(&mut out)?,
-        }
-        // The caller's reward: the learner's seat, or in self-play the seat that just moved.
-        for (i, r) in reward.iter_mut().enumerate() {
-            let seat = learner.unwrap_or(prev[i] as usize);
-            *r = out.rewards[i * players + seat];
-        }
-        // Next-step resets ignore the action of a board whose episode just ended: any action
-        // is accepted, so its mask allows every house (samplers need a non-empty mask).
-        if next_step {
-            for (i, &done) in batch.done().iter().enumerate() {
-                if done {
-                    out.mask[i * houses..(i + 1) * houses].fill(1);
-                }
-            }
         }
         Ok(out
             .terminated
@@ -286,25 +262,17 @@ pub struct PyBatch {
     batch: Batch,
     obs: ObsBufs,
     common: Common,
-    /// The seat to move before the last step, per board (the self-play reward's seat).
-    prev: Vec<u8>,
-    scratch: Vec<u8>,
     dtype: ObsDtype,
 }
 
 impl PyBatch {
     fn run(&mut self, py: Python<'_>, op: Op<'_>) -> PyResult<usize> {
         let PyBatch {
-            batch,
-            obs,
-            common,
-            prev,
-            scratch,
-            ..
+            batch, obs, common, ..
         } = self;
         match obs {
-            ObsBufs::F32 { obs, fin } => run_with(py, batch, common, obs, fin, prev, scratch, op),
-            ObsBufs::U8 { obs, fin } => run_with(py, batch, common, obs, fin, prev, scratch, op),
+            ObsBufs::F32 { obs, fin } => run_with(py, batch, common, obs, fin, op),
+            ObsBufs::U8 { obs, fin } => run_with(py, batch, common, obs, fin, op),
         }
     }
 
@@ -336,15 +304,10 @@ impl PyBatch {
             batch,
             obs,
             common,
-            prev: vec![0; n],
-            scratch: Vec::with_capacity(n),
             dtype,
         };
         // Batch::new started every episode: show them (without drawing again).
         b.run(py, Op::Observe)?;
-        let to_move = b.common.to_move.bind(py).readonly();
-        b.prev.copy_from_slice(to_move.as_slice().unwrap_or(&[]));
-        drop(to_move);
         Ok(b)
     }
 
@@ -361,7 +324,8 @@ impl PyBatch {
         let n = self.batch.num_boards();
         if i < 0 || i as u64 >= n as u64 {
             return Err(PyValueError::new_err(format!(
-                "board {i} does not exist; the batch has boards 0..{n}"
+                "board {i} does not exist; the batch has boards 0..{}",
+                n - 1
             )));
         }
         Ok(i as usize)
@@ -475,8 +439,9 @@ impl PyBatch {
     }
 
     /// Plays one action per board (see the module docs of the crate's batch for rewards, flags
-    /// and resets) and returns how many episodes ended. Raises `ValueError` for an
-    /// out-of-range or illegal action (naming the board) and `TypeError` for non-integer
+    /// and resets) and returns how many episodes ended. Raises `IllegalActionError` (a
+    /// `ValueError`, with `.board`, `.action`, `.reason`) for an out-of-range or illegal action,
+    /// `GameOverError` for a board that waits for a reset, and `TypeError` for non-integer
     /// actions; nothing changes then.
     fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<usize> {
         let arg = actions_arg(actions, self.batch.num_boards())?;
@@ -557,7 +522,8 @@ impl PyBatch {
             .map(|&i| {
                 if i < 0 || i as u64 >= n as u64 {
                     Err(PyValueError::new_err(format!(
-                        "cannot reset board {i}: the batch has boards 0..{n}"
+                        "cannot reset board {i}: the batch has boards 0..{}",
+                        n - 1
                     )))
                 } else {
                     Ok(i as usize)
@@ -587,8 +553,6 @@ impl PyBatch {
             .map_err(|e| PyValueError::new_err(format!("not a batch snapshot: {e}")))?;
         self.batch.restore(&snap).map_err(value_error)?;
         self.run(py, Op::Observe)?;
-        let to_move = self.common.to_move.bind(py).readonly();
-        self.prev.copy_from_slice(to_move.as_slice().unwrap_or(&[]));
         Ok(())
     }
 

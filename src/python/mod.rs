@@ -12,8 +12,11 @@
 //! and `run_tournament`, the engine of `awale.tournament` (built-in agents and Python callables,
 //! see [`tournament`]).
 //!
-//! Every error of the crate becomes a `ValueError` carrying the crate's message; arguments of
-//! the wrong type become `TypeError`s. Nothing panics across the boundary on bad input.
+//! Every error of the crate becomes a typed exception built by one function ([`value_error`]):
+//! `AwaleError` (a `ValueError`) and its subclasses `RulesError`, `IllegalActionError`,
+//! `GameOverError`, `ParseError`, `ConfigError`, `AgentError` and `TournamentError`, carrying
+//! the crate's message and the error's fields (`.board`, `.action`, `.reason`, ...). Arguments
+//! of the wrong type become `TypeError`s. Nothing panics across the boundary on bad input.
 
 mod batch;
 mod cli;
@@ -31,9 +34,176 @@ use crate::rules::{Preset, Rules};
 /// The named rule sets that `Rules(...)` accepts without options, in display order.
 pub use crate::rules::PRESET_SPECS as PRESET_NAMES;
 
-/// A crate error as a Python `ValueError` with the crate's message.
+/// The exception classes of `awale._core`, one per family of [`AwaleError`] variants, all
+/// subclasses of `AwaleError`, itself a `ValueError`.
+pub(crate) mod exceptions {
+    use pyo3::exceptions::PyValueError;
+
+    pyo3::create_exception!(
+        awale._core,
+        AwaleError,
+        PyValueError,
+        "Base class of every error the awale engine reports (a ValueError)."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        RulesError,
+        AwaleError,
+        "Unknown preset, bad rules option or unplayable rules (`.option`, `.reason` when known)."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        IllegalActionError,
+        AwaleError,
+        "An action that is not a legal move: `.action` (the house), `.reason`, `.board` (the \
+         batch board, or None) and `.player` (the mover, or None)."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        GameOverError,
+        AwaleError,
+        "A move on a game (or batch board, `.board`) whose episode is over."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        ParseError,
+        AwaleError,
+        "A position, move or game record that cannot be parsed (`.text`, `.reason`)."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        ConfigError,
+        AwaleError,
+        "A bad setting: batch configuration, buffers, or an agent spec (`.spec`, `.reason`)."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        AgentError,
+        AwaleError,
+        "An agent failed to choose a move (`.agent`, `.reason`)."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        TournamentError,
+        AwaleError,
+        "A tournament that cannot be set up, resumed or rated."
+    );
+
+    /// Every attribute some class sets, with its default (None) on the base class.
+    pub(super) const ATTRIBUTES: [&str; 9] = [
+        "board", "action", "player", "reason", "option", "text", "spec", "agent", "path",
+    ];
+}
+
+/// A crate error as the matching typed Python exception (see [`exceptions`]): the one
+/// conversion of every engine error, with the crate's message and the variant's fields as
+/// attributes.
 pub(crate) fn value_error(e: AwaleError) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    use exceptions as x;
+    Python::attach(|py| {
+        let none = || py.None();
+        let text = |t: &str| {
+            t.into_pyobject(py)
+                .map(|o| o.into_any().unbind())
+                .unwrap_or(none())
+        };
+        let int = |v: i128| {
+            v.into_pyobject(py)
+                .map(|o| o.into_any().unbind())
+                .unwrap_or(none())
+        };
+        let message = match &e {
+            AwaleError::BadBatchInput(m) => m.clone(),
+            other => other.to_string(),
+        };
+        let (err, attrs): (PyErr, Vec<(&str, Py<PyAny>)>) = match &e {
+            AwaleError::UnknownPreset(_) | AwaleError::InvalidRules(_) => {
+                (x::RulesError::new_err(message), vec![])
+            }
+            AwaleError::BadOption { option, reason } => (
+                x::RulesError::new_err(message),
+                vec![("option", text(option)), ("reason", text(reason))],
+            ),
+            AwaleError::IllegalMove {
+                player,
+                house,
+                reason,
+            } => (
+                x::IllegalActionError::new_err(message),
+                vec![
+                    ("player", int(*player as i128)),
+                    ("action", int(*house as i128)),
+                    ("reason", text(reason)),
+                ],
+            ),
+            AwaleError::IllegalAction {
+                board,
+                action,
+                reason,
+            } => (
+                x::IllegalActionError::new_err(message),
+                vec![
+                    ("board", int(*board as i128)),
+                    ("action", int(*action)),
+                    ("reason", text(reason)),
+                ],
+            ),
+            AwaleError::GameOver(_) => (x::GameOverError::new_err(message), vec![]),
+            AwaleError::EpisodeOver { board } => (
+                x::GameOverError::new_err(message),
+                vec![("board", int(*board as i128))],
+            ),
+            AwaleError::BadPosition { text: t, reason }
+            | AwaleError::BadMoveNotation { text: t, reason } => (
+                x::ParseError::new_err(message),
+                vec![("text", text(t)), ("reason", text(reason))],
+            ),
+            AwaleError::BadRecord(reason) => (
+                x::ParseError::new_err(message),
+                vec![("reason", text(reason))],
+            ),
+            AwaleError::BadBatchInput(_) => (x::ConfigError::new_err(message), vec![]),
+            AwaleError::BadAgentSpec { spec, reason } => (
+                x::ConfigError::new_err(message),
+                vec![("spec", text(spec)), ("reason", text(reason))],
+            ),
+            AwaleError::AgentFailed { agent, reason } => (
+                x::AgentError::new_err(message),
+                vec![("agent", text(agent)), ("reason", text(reason))],
+            ),
+            AwaleError::Tournament(_) => (x::TournamentError::new_err(message), vec![]),
+            AwaleError::Io { path, reason } => (
+                x::AwaleError::new_err(message),
+                vec![("path", text(path)), ("reason", text(reason))],
+            ),
+        };
+        let value = err.value(py);
+        for (k, v) in attrs {
+            // Setting an attribute on a fresh exception instance cannot fail in practice; if it
+            // did, the exception would still carry its message.
+            let _ = value.setattr(k, v);
+        }
+        err
+    })
+}
+
+/// Registers the exception classes in the module, with their attributes' defaults.
+fn add_exceptions(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    use exceptions as x;
+    let py = m.py();
+    let base = py.get_type::<x::AwaleError>();
+    for attr in x::ATTRIBUTES {
+        base.setattr(attr, py.None())?;
+    }
+    m.add("AwaleError", base)?;
+    m.add("RulesError", py.get_type::<x::RulesError>())?;
+    m.add("IllegalActionError", py.get_type::<x::IllegalActionError>())?;
+    m.add("GameOverError", py.get_type::<x::GameOverError>())?;
+    m.add("ParseError", py.get_type::<x::ParseError>())?;
+    m.add("ConfigError", py.get_type::<x::ConfigError>())?;
+    m.add("AgentError", py.get_type::<x::AgentError>())?;
+    m.add("TournamentError", py.get_type::<x::TournamentError>())?;
+    Ok(())
 }
 
 /// Reads a rules argument: a `Rules` object or a spec string.
@@ -84,8 +254,9 @@ pub(crate) fn house_arg(obj: &Bound<'_, PyAny>, houses: usize) -> PyResult<usize
     match obj.extract::<i64>() {
         Ok(h) if (0..houses as i64).contains(&h) => Ok(h as usize),
         _ => Err(PyValueError::new_err(format!(
-            "house {} is out of range 0..{houses}",
-            obj.repr()?
+            "house {} is out of range 0..{}",
+            obj.repr()?,
+            houses.saturating_sub(1)
         ))),
     }
 }
@@ -198,10 +369,21 @@ impl PyRules {
     }
 }
 
-/// The preset names (`abapa`, ..., `oware6`).
+/// The engine's preset table ([`crate::rules::presets`]) as `(spec, title, summary)`: the spec
+/// `Rules(...)` accepts, the title of the Gymnasium id (`awale/<title>-v0`) and a one-line
+/// description. Every list of presets of the Python package (Gymnasium ids, PettingZoo modules)
+/// iterates this table.
+fn preset_table() -> Vec<(&'static str, &'static str, &'static str)> {
+    crate::rules::presets()
+        .into_iter()
+        .map(|p| (p.spec, p.title, p.summary))
+        .collect()
+}
+
+/// Every preset as `(spec, title, summary)`, in display order (see [`preset_table`]).
 #[pyfunction]
-fn presets() -> Vec<&'static str> {
-    PRESET_NAMES.to_vec()
+fn presets() -> Vec<(&'static str, &'static str, &'static str)> {
+    preset_table()
 }
 
 /// A one-line description of a preset (its source and main rules).
@@ -216,9 +398,13 @@ fn preset_summary(name: &str) -> PyResult<&'static str> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("PRESETS", PRESET_NAMES.to_vec())?;
+    m.add(
+        "PRESETS",
+        preset_table().iter().map(|p| p.0).collect::<Vec<_>>(),
+    )?;
     m.add("MAX_BOARDS", crate::batch::MAX_BOARDS)?;
     m.add("MAX_THREADS", crate::batch::MAX_THREADS)?;
+    add_exceptions(m)?;
     m.add_class::<PyRules>()?;
     m.add_class::<game::PyState>()?;
     m.add_class::<game::PyGame>()?;

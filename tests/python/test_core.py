@@ -24,7 +24,7 @@ def test_rules_parse_and_round_trip():
     assert Rules("abapa").obs_dim() == 16 and Rules("abapa").obs_dim("onehot") == 196
     r = Rules("wari:max_plies=300")
     assert r.max_plies == 300 and r.options()["max_plies"] == "300"
-    assert sorted(PRESETS) == sorted(awale._core.presets())
+    assert sorted(PRESETS) == sorted(spec for spec, _, _ in awale._core.presets())
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from awale import _core
-from awale._common import action_index, check_render_mode, check_seed, dtype_name, observation_box, rules_of
+from awale._common import EnvSpec, action_index, check_seed
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -28,7 +28,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     - The agent to move is the engine's player to move (in the relay game a player with an empty
       row is passed over, as in play).
 
-    The raw environment raises ``ValueError`` on an illegal action; :func:`env` wraps it the
+    The raw environment raises :class:`awale.IllegalActionError` (a ``ValueError``) on an
+    illegal action; :func:`env` wraps it the
     PettingZoo way (an illegal move loses with -1, out-of-bounds actions are asserted, order is
     enforced).
 
@@ -55,15 +56,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: Optional[str] = None,
     ) -> None:
         super().__init__()
-        self.rules = rules_of(rules)
+        # The shared settings (no opponent: every seat is an agent).
+        self.env_spec = EnvSpec(
+            rules=rules, opponent="self", obs=obs, obs_dtype=obs_dtype, render_mode=render_mode
+        ).validate(["human", "ansi"])
+        self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         self.metadata = {**raw_env.metadata, "name": f"awale_{self.rules.name}_v0"}
-        self.render_mode = check_render_mode(render_mode, ["human", "ansi"])
-        self._obs_encoding = obs
-        self._obs_dtype = dtype_name(obs_dtype)
+        self.render_mode = self.env_spec.render_mode
+        self._obs_encoding = self.env_spec.obs
+        self._obs_dtype = self.env_spec.obs_dtype
         houses = self.rules.houses
         self.possible_agents = [f"player_{i}" for i in range(self.rules.players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        box = observation_box(self.rules, obs, self._obs_dtype)
+        box = self.env_spec.observation_space()
         self.observation_spaces = {
             a: spaces.Dict(
                 {
@@ -127,8 +132,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         house = action_index(action, self.rules.houses)
         try:
             game.apply(house)
-        except ValueError as e:
-            raise ValueError(f"{agent}: {e}") from None
+        except _core.AwaleError as e:
+            named = type(e)(f"{agent}: {e}")
+            named.__dict__.update(vars(e))
+            raise named from None
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if game.is_over:
