@@ -3,9 +3,7 @@
 use std::path::PathBuf;
 
 use awale::agents::{parse_agent_list, Registry};
-use awale::tournament::{
-    run_observed, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
-};
+use awale::tournament::{run_observed, Entrant, Format, ProgressBar, TournamentConfig};
 use awale::{AwaleError, Rules};
 
 const AFTER_HELP: &str = "\
@@ -80,37 +78,6 @@ pub struct Args {
     pub no_progress: bool,
 }
 
-/// The progress bar on the terminal, fed by the tournament's observer.
-struct Bar(indicatif::ProgressBar);
-
-impl Bar {
-    /// A bar drawn on stderr, or a hidden one.
-    fn new(show: bool) -> Bar {
-        if !show {
-            return Bar(indicatif::ProgressBar::hidden());
-        }
-        let b = indicatif::ProgressBar::new(0);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}",
-        ) {
-            b.set_style(style.progress_chars("=> "));
-        }
-        Bar(b)
-    }
-}
-
-impl TournamentObserver for Bar {
-    fn started(&self, progress: Progress) {
-        self.0.set_length(progress.scheduled as u64);
-        self.0.set_position(progress.done as u64);
-        self.0.reset_eta();
-    }
-
-    fn game_finished(&self, _game: &GameResult, progress: Progress) {
-        self.0.set_position(progress.done as u64);
-    }
-}
-
 fn after_help() -> String {
     format!("{AFTER_HELP}{}{EXAMPLES}", Registry::builtin().help())
 }
@@ -153,10 +120,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     cfg.anchor_rating = args.anchor_rating;
     cfg.out = args.out.clone();
     cfg.game_limit = args.limit;
-    let bar = Bar::new(!args.no_progress);
-    let report = run_observed(&cfg, &entrants, &bar);
-    bar.0.finish_and_clear();
-    let report = report?;
+    let report = run_observed(&cfg, &entrants, &ProgressBar::new(!args.no_progress))?;
     print!("{}", report.table());
     if let Some(dir) = &args.out {
         println!(

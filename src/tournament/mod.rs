@@ -64,11 +64,13 @@ use crate::agents::{Agent, AgentSpec, Registry};
 use crate::error::Result;
 use crate::rules::Rules;
 
+mod progress_bar;
 mod report;
 mod run;
 mod schedule;
 mod store;
 
+pub use progress_bar::ProgressBar;
 pub use report::{Standing, TournamentReport};
 pub use run::{run, run_observed, GameResult, Progress, TournamentObserver};
 pub use schedule::{opening, schedule, ScheduledGame};

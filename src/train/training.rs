@@ -36,9 +36,7 @@ use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::{derive_seed, Agent};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
-use crate::tournament::{
-    self, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
-};
+use crate::tournament::{self, Entrant, Format, GameResult, TournamentConfig};
 
 /// Mean losses and diagnostics of some gradient steps.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -456,7 +454,7 @@ pub fn evaluate_core(
     tc.games = games.max(rules.players as usize);
     tc.openings = cfg.eval.openings;
     tc.seed = seed;
-    let report = tournament::run_observed(&tc, &entrants, &EvalBar::new(progress))?;
+    let report = tournament::run_observed(&tc, &entrants, &tournament::ProgressBar::new(progress))?;
     let mut results = Vec::new();
     let mut fit = Vec::new();
     for (j, e) in entrants.iter().enumerate().skip(1) {
@@ -481,42 +479,6 @@ pub fn evaluate_core(
             .map(|f| elo_against(&f)),
         secs: t0.elapsed().as_secs_f64(),
     })
-}
-
-/// The progress bar of an evaluation tournament (hidden when `progress` is off), fed by the
-/// tournament's observer and cleared when dropped.
-struct EvalBar(indicatif::ProgressBar);
-
-impl EvalBar {
-    fn new(progress: bool) -> EvalBar {
-        if !progress {
-            return EvalBar(indicatif::ProgressBar::hidden());
-        }
-        let b = indicatif::ProgressBar::new(0);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}",
-        ) {
-            b.set_style(style.progress_chars("=> "));
-        }
-        EvalBar(b)
-    }
-}
-
-impl TournamentObserver for EvalBar {
-    fn started(&self, progress: Progress) {
-        self.0.set_length(progress.scheduled as u64);
-        self.0.set_position(progress.done as u64);
-    }
-
-    fn game_finished(&self, _game: &GameResult, progress: Progress) {
-        self.0.set_position(progress.done as u64);
-    }
-}
-
-impl Drop for EvalBar {
-    fn drop(&mut self) {
-        self.0.finish_and_clear();
-    }
 }
 
 /// Wins, draws and losses of the network against `opponent` in the games.
@@ -841,7 +803,7 @@ pub fn calibrate(cfg: &TrainConfig, progress: bool) -> TrainResult<Vec<(String, 
     tc.games = cfg.eval.calibration_games;
     tc.openings = cfg.eval.openings;
     tc.seed = derive_seed(cfg.seed, 0xca1b);
-    let report = tournament::run_observed(&tc, &entrants, &EvalBar::new(progress))?;
+    let report = tournament::run_observed(&tc, &entrants, &tournament::ProgressBar::new(progress))?;
     Ok(report
         .standings
         .iter()
