@@ -12,18 +12,38 @@ use loom::cell::UnsafeCell;
 use loom::sync::atomic::AtomicUsize;
 use loom::sync::Arc;
 
-/// A model with a bound on preemptions (the default 2 unless `LOOM_MAX_PREEMPTIONS` says
-/// otherwise), so the 3-thread models finish in minutes.
-fn model(f: impl Fn() + Sync + Send + 'static) {
+/// Runs `f` under loom with a bound on preemptions (3 unless `LOOM_MAX_PREEMPTIONS` says
+/// otherwise, so the 3-thread model finishes in about 15 s) and prints how many executions were
+/// explored.
+fn model(name: &str, f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
     if b.preemption_bound.is_none() {
-        b.preemption_bound = Some(2);
+        b.preemption_bound = Some(3);
     }
-    b.check(f);
+    let bound = b.preemption_bound;
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = std::sync::Arc::clone(&runs);
+    let start = std::time::Instant::now();
+    b.check(move || {
+        counter.fetch_add(1, SeqCst);
+        f();
+    });
+    eprintln!(
+        "loom {name}: {} executions explored (preemption bound {bound:?}) in {:.1} s",
+        runs.load(SeqCst),
+        start.elapsed().as_secs_f64()
+    );
 }
 
 /// Plain cells, one per piece, each written by the one call that runs its piece.
 struct Cells(Vec<UnsafeCell<usize>>);
+
+impl Cells {
+    /// Cell `k` (a method, so that closures capture the `Sync` wrapper, not its field).
+    fn cell(&self, k: usize) -> &UnsafeCell<usize> {
+        &self.0[k]
+    }
+}
 
 // SAFETY: piece `k` is run once per job (what the test checks), so cell `k` has one writer,
 // and the caller reads the cells only after `run_pieces` returned; loom checks both.
@@ -32,7 +52,7 @@ unsafe impl Sync for Cells {}
 /// Two jobs of `pieces` pieces on a team of `threads`: every piece runs exactly once per job,
 /// and its effect is visible to the caller when `run_pieces` returns.
 fn pieces_run_once(threads: usize, pieces: usize) {
-    model(move || {
+    model(&format!("{threads} threads, {pieces} pieces"), move || {
         let mut team = Team::new(threads).unwrap();
         for _job in 0..2 {
             let hits: Vec<AtomicUsize> = (0..pieces).map(|_| AtomicUsize::new(0)).collect();
@@ -41,12 +61,14 @@ fn pieces_run_once(threads: usize, pieces: usize) {
                 hits[k].fetch_add(1, SeqCst);
                 // A plain write: loom reports a data race unless the caller's read below
                 // happens after it.
-                out.0[k].with_mut(|x| unsafe { *x += k + 1 });
+                out.cell(k).with_mut(|x| unsafe { *x += k + 1 });
             });
             for (k, h) in hits.iter().enumerate() {
                 assert_eq!(h.load(SeqCst), 1, "piece {k} ran {} times", h.load(SeqCst));
             }
-            let got: Vec<usize> = out.0.iter().map(|c| c.with(|x| unsafe { *x })).collect();
+            let got: Vec<usize> = (0..pieces)
+                .map(|k| out.cell(k).with(|x| unsafe { *x }))
+                .collect();
             assert_eq!(got, (1..=pieces).collect::<Vec<_>>());
         }
         // Dropping the team must not block; loom fails the model if a helper never exits
@@ -75,7 +97,7 @@ fn three_threads_three_pieces() {
 /// tracking in the team catches a job read after `run` has moved on to the next one).
 #[test]
 fn results_of_helpers_are_visible_after_run() {
-    model(|| {
+    model("run, 2 threads", || {
         let mut team = Team::new(2).unwrap();
         let seen = Arc::new(AtomicUsize::new(0));
         for round in 1..=2usize {
@@ -86,10 +108,13 @@ fn results_of_helpers_are_visible_after_run() {
                     seen.store(round, SeqCst);
                 }
             });
+            // The caller's call, plus any helper calls (a helper that woke for the previous
+            // job but joined this one may call it twice: `run` promises no count, and
+            // `run_pieces` hands each piece out once whatever the calls).
             let c = calls.load(SeqCst);
-            assert!((1..=2).contains(&c), "{c} calls");
+            assert!(c >= 1, "{c} calls");
             // A helper that joined this round finished before `run` returned.
-            if c == 2 {
+            if c >= 2 {
                 assert_eq!(seen.load(SeqCst), round);
             }
         }

@@ -7,7 +7,7 @@
 pub(crate) use std::{
     hint,
     sync::{
-        atomic::{AtomicBool, AtomicU64, AtomicUsize},
+        atomic::{fence, AtomicBool, AtomicU64, AtomicUsize},
         Arc, Mutex,
     },
     thread,
@@ -17,7 +17,7 @@ pub(crate) use std::{
 pub(crate) use loom::{
     hint,
     sync::{
-        atomic::{AtomicBool, AtomicU64, AtomicUsize},
+        atomic::{fence, AtomicBool, AtomicU64, AtomicUsize},
         Arc, Mutex,
     },
     thread,

@@ -16,7 +16,9 @@ use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};
 
 use super::sync::thread::{self, JoinHandle};
-use super::sync::{hint, should_park, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, UnsafeCell};
+use super::sync::{
+    fence, hint, should_park, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, UnsafeCell,
+};
 
 /// How long a helper spins, waiting for the next job, before it parks.
 pub const SPIN: Duration = Duration::from_micros(200);
@@ -97,7 +99,8 @@ impl Team {
     }
 
     /// Calls `job(0)` on this thread and `job(t)` on each helper `t` that picks the job up
-    /// before this thread's call returns; returns when every started call has returned. The
+    /// before this thread's call returns (a helper that woke for the previous job and joins
+    /// this one late may call it twice); returns when every started call has returned. The
     /// job must therefore get everything done from whichever calls happen (see
     /// [`Team::run_pieces`]). A panic in any call is raised here.
     pub fn run(&mut self, job: &(dyn Fn(usize) + Sync)) {
@@ -183,6 +186,11 @@ impl Drop for Closing<'_> {
     fn drop(&mut self) {
         let s = self.0;
         s.open.store(false, SeqCst);
+        // With the helper's fence (see `helper`): either the helper sees `open` cleared or this
+        // thread sees it running. SeqCst accesses alone give this in the C++ model; the fences
+        // make it hold in loom's model too (which treats SeqCst accesses as AcqRel), at the
+        // cost of one fence per job.
+        fence(SeqCst);
         let mut spins = 0u32;
         while s.running.load(SeqCst) != 0 {
             spins += 1;
@@ -230,6 +238,8 @@ fn helper(s: &Shared, t: usize) {
             return;
         }
         s.running.fetch_add(1, SeqCst);
+        // Pairs with the fence in `Closing::drop`.
+        fence(SeqCst);
         if s.open.load(SeqCst) {
             // SAFETY: `open` was seen set after `running` was raised, so the caller is still
             // inside `run` (it waits for `running` to drop before returning) and the job it

@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import awale  # noqa: E402
 from awale import AwaleEnv, AwaleVectorEnv  # noqa: E402
 from awale.pettingzoo.aec import raw_env  # noqa: E402
 
-# Keep the whole file under ~30 s: few examples each, no deadline (first calls build tables).
+# Keep the whole file under ~30 s: 200 examples each, no deadline (first calls build tables).
 FAST = settings(
-    max_examples=60,
+    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -206,6 +206,9 @@ position_text = st.one_of(
 
 @FAST
 @given(position_text)
+@example("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0")
+@example("awale 0,0,0,0,0,2/2,0,2,2,0,0 23,17 0")
+@example("oware3 4,4,4,4/4,4,4,4/4,4,4,4 0,0,0 2 7")
 def test_position_parser_never_crashes(text):
     try:
         state = awale.parse_position(text)
