@@ -107,7 +107,13 @@ mod opponent;
 mod repetition;
 mod rng;
 mod snapshot;
+mod sync;
+#[cfg(not(loom))]
 mod team;
+/// The thread team, public only to the loom model test (`tests/loom_team.rs`, `--cfg loom`).
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod team;
 
 pub use buffers::{BatchAction, StepBuffers, StepOutput};
 pub use config::{BatchConfig, IllegalActionPolicy, Opening, ResetMode, MAX_BOARDS, MAX_THREADS};

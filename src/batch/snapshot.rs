@@ -91,8 +91,8 @@ impl BatchSnapshot {
         }
         for (i, b) in self.boards.iter().enumerate() {
             let s = &b.state;
-            let stuck = !b.done && !s.is_over() && s.legal_mask(rules) == 0;
-            if !s.fits(rules) || stuck {
+            // `fits` first: `legal_mask` assumes a player to move that exists.
+            if !s.fits(rules) || (!b.done && !s.is_over() && s.legal_mask(rules) == 0) {
                 return bad(format!(
                     "snapshot board {i} holds a position that is impossible under {rules}"
                 ));

@@ -11,18 +11,20 @@
 //! then whatever the others have not started.
 //! Which thread steps which board never changes the result.
 
-use std::cell::UnsafeCell;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
+use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};
 
+use super::sync::thread::{self, JoinHandle};
+use super::sync::{
+    fence, hint, should_park, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, UnsafeCell,
+};
+
 /// How long a helper spins, waiting for the next job, before it parks.
-pub(crate) const SPIN: Duration = Duration::from_micros(200);
+pub const SPIN: Duration = Duration::from_micros(200);
 
 /// Most pieces one job is cut into.
-pub(crate) const MAX_PIECES: usize = 32;
+pub const MAX_PIECES: usize = 32;
 
 /// The job in flight, with its lifetime erased (see [`Team::run`]).
 type JobRef = *const (dyn Fn(usize) + Sync);
@@ -53,7 +55,7 @@ unsafe impl Sync for Shared {}
 unsafe impl Send for Shared {}
 
 /// Helper threads for [`Team::run`].
-pub(crate) struct Team {
+pub struct Team {
     shared: Arc<Shared>,
     helpers: Vec<JoinHandle<()>>,
 }
@@ -68,7 +70,7 @@ impl std::fmt::Debug for Team {
 
 impl Team {
     /// A team of `threads` (at least 2): the calling thread and `threads - 1` helpers.
-    pub(crate) fn new(threads: usize) -> std::io::Result<Team> {
+    pub fn new(threads: usize) -> std::io::Result<Team> {
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             open: AtomicBool::new(false),
@@ -92,15 +94,16 @@ impl Team {
     }
 
     /// Threads working on a job, the caller included.
-    pub(crate) fn threads(&self) -> usize {
+    pub fn threads(&self) -> usize {
         self.helpers.len() + 1
     }
 
     /// Calls `job(0)` on this thread and `job(t)` on each helper `t` that picks the job up
-    /// before this thread's call returns; returns when every started call has returned. The
+    /// before this thread's call returns (a helper that woke for the previous job and joins
+    /// this one late may call it twice); returns when every started call has returned. The
     /// job must therefore get everything done from whichever calls happen (see
     /// [`Team::run_pieces`]). A panic in any call is raised here.
-    pub(crate) fn run(&mut self, job: &(dyn Fn(usize) + Sync)) {
+    pub fn run(&mut self, job: &(dyn Fn(usize) + Sync)) {
         let s = &*self.shared;
         // SAFETY: erasing the lifetime is sound because no helper calls the job after this
         // function returns or unwinds: `Closing` (below) clears `open` and waits until
@@ -110,7 +113,7 @@ impl Team {
         let erased: JobRef = unsafe { std::mem::transmute::<_, JobRef>(job as *const _) };
         // SAFETY: `&mut self` makes this the only `run`, and the previous one ended with `open`
         // false and no helper running, so no helper reads `job` now (see `Shared`).
-        unsafe { *s.job.get() = Some(erased) };
+        s.job.with_mut(|job| unsafe { *job = Some(erased) });
         s.open.store(true, SeqCst);
         s.generation.fetch_add(1, SeqCst);
         for h in &self.helpers {
@@ -128,12 +131,12 @@ impl Team {
     /// its own consecutive share of the pieces first, then any piece nobody has started,
     /// taken from the end of another thread's share.
     /// At most [`MAX_PIECES`] pieces.
-    pub(crate) fn run_pieces<P: Send>(
+    pub fn run_pieces<P: Send>(
         &mut self,
         pieces: impl IntoIterator<Item = P>,
         work: &(dyn Fn(P) + Sync),
     ) {
-        let slots: [Mutex<Option<P>>; MAX_PIECES] = [const { Mutex::new(None) }; MAX_PIECES];
+        let slots = empty_slots::<P>();
         let mut count = 0;
         for (slot, piece) in slots.iter().zip(pieces) {
             *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(piece);
@@ -163,6 +166,18 @@ impl Team {
     }
 }
 
+/// The slots of [`Team::run_pieces`], all empty.
+#[cfg(not(loom))]
+fn empty_slots<P>() -> [Mutex<Option<P>>; MAX_PIECES] {
+    [const { Mutex::new(None) }; MAX_PIECES]
+}
+
+/// See the std version (loom's `Mutex::new` is not `const`).
+#[cfg(loom)]
+fn empty_slots<P>() -> [Mutex<Option<P>>; MAX_PIECES] {
+    std::array::from_fn(|_| Mutex::new(None))
+}
+
 /// Ends a job on the calling thread, also when it unwinds: closes the job to helpers that have
 /// not started it and waits for those that have.
 struct Closing<'a>(&'a Shared);
@@ -171,11 +186,16 @@ impl Drop for Closing<'_> {
     fn drop(&mut self) {
         let s = self.0;
         s.open.store(false, SeqCst);
+        // With the helper's fence (see `helper`): either the helper sees `open` cleared or this
+        // thread sees it running. SeqCst accesses alone give this in the C++ model; the fences
+        // make it hold in loom's model too (which treats SeqCst accesses as AcqRel), at the
+        // cost of one fence per job.
+        fence(SeqCst);
         let mut spins = 0u32;
         while s.running.load(SeqCst) != 0 {
             spins += 1;
             if spins < 1 << 12 {
-                std::hint::spin_loop();
+                hint::spin_loop();
             } else {
                 thread::yield_now();
             }
@@ -207,10 +227,10 @@ fn helper(s: &Shared, t: usize) {
         let mut spins = 0u32;
         while s.generation.load(SeqCst) == seen {
             spins = spins.wrapping_add(1);
-            if !spins.is_multiple_of(64) {
-                std::hint::spin_loop();
-            } else if start.elapsed() > SPIN {
+            if should_park(spins, start, SPIN) {
                 thread::park();
+            } else {
+                hint::spin_loop();
             }
         }
         seen = s.generation.load(SeqCst);
@@ -218,11 +238,16 @@ fn helper(s: &Shared, t: usize) {
             return;
         }
         s.running.fetch_add(1, SeqCst);
+        // Pairs with the fence in `Closing::drop`.
+        fence(SeqCst);
         if s.open.load(SeqCst) {
             // SAFETY: `open` was seen set after `running` was raised, so the caller is still
             // inside `run` (it waits for `running` to drop before returning) and the job it
             // stored before opening is alive and no longer written (see `Shared`).
-            let job = unsafe { (*s.job.get()).expect("an open job is stored") };
+            let job = s
+                .job
+                .with(|job| unsafe { *job })
+                .expect("an open job is stored");
             // SAFETY: as above: the job outlives this call.
             let call = || unsafe { (*job)(t) };
             if let Err(p) = panic::catch_unwind(AssertUnwindSafe(call)) {
@@ -234,7 +259,7 @@ fn helper(s: &Shared, t: usize) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 

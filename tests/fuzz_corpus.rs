@@ -1,0 +1,209 @@
+//! The fuzz targets of `fuzz/` (cargo-fuzz, libFuzzer) run as ordinary tests over their kept
+//! corpus (`fuzz/corpus/<target>/`) and crash inputs (`fuzz/regressions/<target>/`), so every
+//! input the fuzzers kept, and every bug they found, is checked by `cargo test`.
+//! See docs/reliability.md for how to fuzz further.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+#[path = "../fuzz/targets/batch_snapshot.rs"]
+mod batch_snapshot;
+#[path = "../fuzz/targets/engine.rs"]
+mod engine;
+#[path = "../fuzz/targets/game_record.rs"]
+mod game_record;
+#[path = "../fuzz/targets/move_notation.rs"]
+mod move_notation;
+#[path = "../fuzz/targets/position.rs"]
+mod position;
+#[path = "../fuzz/targets/rules_spec.rs"]
+mod rules_spec;
+#[path = "../fuzz/targets/tournament_resume.rs"]
+mod tournament_resume;
+
+/// The inputs kept for `target`: its corpus and its regressions.
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let mut files = Vec::new();
+    for dir in ["corpus", "regressions"] {
+        if let Ok(entries) = fs::read_dir(root.join(dir).join(target)) {
+            files.extend(
+                entries
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file()),
+            );
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Runs `run` on every kept input of `target` (at least `min` of them), naming the input that
+/// fails.
+fn replay(target: &str, min: usize, run: fn(&[u8])) {
+    let files = inputs(target);
+    assert!(
+        files.len() >= min,
+        "{target}: {} inputs kept, expected at least {min}",
+        files.len()
+    );
+    for f in files {
+        let data = fs::read(&f).unwrap();
+        let outcome = std::panic::catch_unwind(|| run(&data));
+        assert!(outcome.is_ok(), "{target}: input {} fails", f.display());
+    }
+}
+
+#[test]
+fn rules_spec_corpus() {
+    replay("rules_spec", 5, rules_spec::run);
+}
+
+#[test]
+fn position_corpus() {
+    replay("position", 5, position::run);
+}
+
+#[test]
+fn move_notation_corpus() {
+    replay("move_notation", 5, move_notation::run);
+}
+
+#[test]
+fn game_record_corpus() {
+    replay("game_record", 5, game_record::run);
+}
+
+#[test]
+fn tournament_resume_corpus() {
+    replay("tournament_resume", 3, tournament_resume::run);
+}
+
+#[test]
+fn batch_snapshot_corpus() {
+    replay("batch_snapshot", 3, batch_snapshot::run);
+}
+
+#[test]
+fn engine_corpus() {
+    replay("engine", 5, engine::run);
+}
+
+/// The targets reject or accept hand-made inputs as documented (so that a target that checks
+/// nothing is noticed).
+#[test]
+fn targets_accept_valid_inputs() {
+    use awale::notation::{parse_move, parse_position, GameRecord};
+    use awale::Rules;
+    assert!("abapa:max_plies=200".parse::<Rules>().is_ok());
+    rules_spec::run(b"abapa:max_plies=200");
+    let (rules, _) = parse_position("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0").unwrap();
+    position::run(b"abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0");
+    assert_eq!(parse_move(&rules, 0, "C").unwrap(), 2);
+    move_notation::run(b"\x00C");
+    let record = "[Rules \"abapa\"]\nC f A c\n";
+    assert_eq!(record.parse::<GameRecord>().unwrap().moves.len(), 4);
+    game_record::run(record.as_bytes());
+    let games = tournament_resume::complete_games_file();
+    assert_eq!(games.lines().count(), 2);
+    let report = tournament_resume::resume(games.as_bytes()).unwrap();
+    assert!(report.complete);
+    // A bad line before good ones is refused (a bad last line is dropped as cut off).
+    let bad = format!("{{\"index\": 99}}\n{games}");
+    assert!(tournament_resume::resume(bad.as_bytes()).is_err());
+    assert_eq!(
+        tournament_resume::resume(b"{\"index\": 99}\n")
+            .unwrap()
+            .games_played,
+        0
+    );
+    tournament_resume::run(games.as_bytes());
+    engine::run(&[
+        0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 0, 1, 2, 3, 4, 5, 6,
+    ]);
+}
+
+/// Writes the seed corpus of every target (run by hand before fuzzing from scratch:
+/// `cargo test --test fuzz_corpus -- --ignored write_seed_corpus`); cargo fuzz cmin then keeps
+/// the inputs that add coverage.
+#[test]
+#[ignore]
+fn write_seed_corpus() {
+    use awale::batch::{Batch, BatchConfig, StepBuffers};
+    use awale::notation::{format_position, GameRecord};
+    use awale::rules::PRESET_SPECS;
+    use awale::{Game, Rules};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let put = |target: &str, name: &str, data: &[u8]| {
+        let dir = root.join(target);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(format!("seed-{name}")), data).unwrap();
+    };
+    let specs = [
+        "abapa:max_plies=200",
+        "oware:players=3,seeds=3",
+        "awale:houses=5",
+        "wari:first=random",
+        "oware4",
+        "abapa:grand_slam=forbidden",
+    ];
+    for (i, s) in PRESET_SPECS.iter().chain(&specs).enumerate() {
+        put("rules_spec", &i.to_string(), s.as_bytes());
+    }
+    for (i, spec) in PRESET_SPECS.iter().enumerate() {
+        let rules: Rules = spec.parse().unwrap();
+        let mut game = Game::with_seed(rules, i as u64);
+        for k in 0..20 {
+            let m = game.legal_moves();
+            if m.is_empty() {
+                break;
+            }
+            game.apply(m[k % m.len()]).unwrap();
+        }
+        put(
+            "position",
+            spec,
+            format_position(&rules, game.state()).as_bytes(),
+        );
+        let record = GameRecord::from_game(&game);
+        put("game_record", spec, record.to_string().as_bytes());
+        let mut json = vec![0u8];
+        json.extend(serde_json::to_vec(&record).unwrap());
+        put("game_record", &format!("{spec}-json"), &json);
+        for (k, text) in record.move_texts().iter().take(3).enumerate() {
+            let mut data = vec![i as u8];
+            data.extend(text.as_bytes());
+            put("move_notation", &format!("{spec}-{k}"), &data);
+        }
+        let mut engine = vec![i as u8, 0];
+        engine.extend(std::iter::repeat_n(4u8, rules.pits()));
+        engine.extend(std::iter::repeat_n(0u8, rules.players as usize));
+        engine.extend((0..60u8).map(|k| k.wrapping_mul(7) % 17));
+        put("engine", spec, &engine);
+        let mut batch = Batch::new(BatchConfig::new(rules, 3).with_seed(i as u64)).unwrap();
+        let mut buf = StepBuffers::<f32>::for_batch(&batch);
+        for _ in 0..10 {
+            let actions: Vec<u32> = batch
+                .states()
+                .iter()
+                .map(|s| s.legal_mask(&rules).trailing_zeros() % 16)
+                .collect();
+            batch.step(&actions, &mut buf.output()).unwrap();
+        }
+        put(
+            "batch_snapshot",
+            spec,
+            &serde_json::to_vec(&batch.snapshot()).unwrap(),
+        );
+    }
+    let games = tournament_resume::complete_games_file();
+    put("tournament_resume", "complete", games.as_bytes());
+    let first = games.lines().next().unwrap();
+    put("tournament_resume", "one", format!("{first}\n").as_bytes());
+    put(
+        "tournament_resume",
+        "cut",
+        &games.as_bytes()[..games.len() - 40],
+    );
+}
