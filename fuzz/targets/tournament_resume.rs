@@ -32,9 +32,22 @@ fn entrants() -> Vec<Entrant> {
         .collect()
 }
 
-/// A scratch folder for this process and target.
+/// A scratch folder for this process, thread and target (tests replay the corpus and the
+/// hand-made inputs on concurrent threads of one process).
 fn scratch() -> PathBuf {
-    std::env::temp_dir().join(format!("awale-fuzz-resume-{}", std::process::id()))
+    std::env::temp_dir().join(format!(
+        "awale-fuzz-resume-{}-{}",
+        std::process::id(),
+        thread_tag()
+    ))
+}
+
+/// The current thread's id as a file-name part.
+fn thread_tag() -> String {
+    format!("{:?}", std::thread::current().id())
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect()
 }
 
 /// Loads `jsonl` as the games file of the tournament and returns what the run makes of it.
@@ -65,7 +78,11 @@ pub fn run(data: &[u8]) {
 /// A complete `games.jsonl` of the tournament (for the seed corpus; used by the tests only).
 #[allow(dead_code)]
 pub fn complete_games_file() -> String {
-    let dir = std::env::temp_dir().join(format!("awale-fuzz-seed-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "awale-fuzz-seed-{}-{}",
+        std::process::id(),
+        thread_tag()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     let cfg = config(dir.clone());
     run_tournament(&cfg, &entrants()).expect("the tournament runs");
