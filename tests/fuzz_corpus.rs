@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "../fuzz/targets/batch_snapshot.rs"]
 mod batch_snapshot;
+#[path = "../fuzz/targets/checkpoint.rs"]
+mod checkpoint;
 #[path = "../fuzz/targets/engine.rs"]
 mod engine;
 #[path = "../fuzz/targets/game_record.rs"]
@@ -83,6 +85,76 @@ fn tournament_resume_corpus() {
 #[test]
 fn batch_snapshot_corpus() {
     replay("batch_snapshot", 3, batch_snapshot::run);
+}
+
+#[test]
+fn checkpoint_corpus() {
+    replay("checkpoint", 3, checkpoint::run);
+}
+
+/// The checkpoint target reaches the decoders: a real checkpoint reads back, a framed payload
+/// too, and damaged self-play states are refused rather than played.
+#[test]
+fn checkpoint_target_reaches_the_decoders() {
+    use awale::az::checkpoint::Checkpoint;
+    let ck = checkpoint::sample_checkpoint();
+    let bytes = ck.to_bytes();
+    assert_eq!(Checkpoint::from_bytes(&bytes).unwrap(), ck);
+    let mut raw = vec![0u8];
+    raw.extend(&bytes);
+    checkpoint::run(&raw);
+    let payload = checkpoint::payload_after_config(&ck);
+    let framed = checkpoint::frame(&checkpoint::config(), &payload);
+    assert_eq!(Checkpoint::from_bytes(&framed).unwrap(), ck);
+    let mut odd = vec![1u8];
+    odd.extend(&payload);
+    checkpoint::run(&odd);
+    // A game in progress whose position breaks the rules (to_move = 5) is refused.
+    let text = String::from_utf8_lossy(&ck.selfplay).into_owned();
+    assert!(
+        text.contains("\"to_move\":"),
+        "positions are JSON in the encoding"
+    );
+    let broken = text.replacen("\"to_move\":0", "\"to_move\":5", 1).replacen(
+        "\"to_move\":1",
+        "\"to_move\":5",
+        1,
+    );
+    let cfg = checkpoint::config();
+    let mut sp = awale::az::selfplay::SelfPlay::with_threads(
+        cfg.rules().unwrap(),
+        awale::az::selfplay::SelfPlaySettings::from_config(&cfg),
+        4,
+        1,
+    );
+    if broken.len() == ck.selfplay.len() && broken != text {
+        let err = sp
+            .decode(&mut awale::az::data::ByteReader::new(broken.as_bytes()))
+            .unwrap_err();
+        assert!(err.to_string().contains("does not fit"), "{err}");
+    }
+}
+
+/// Writes the seed corpus of the checkpoint target (`cargo test --test fuzz_corpus --
+/// --ignored write_checkpoint_seeds`).
+#[test]
+#[ignore]
+fn write_checkpoint_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/checkpoint");
+    fs::create_dir_all(&dir).unwrap();
+    let ck = checkpoint::sample_checkpoint();
+    let mut raw = vec![0u8];
+    raw.extend(ck.to_bytes());
+    fs::write(dir.join("seed-file"), raw).unwrap();
+    let mut framed = vec![1u8];
+    framed.extend(checkpoint::payload_after_config(&ck));
+    fs::write(dir.join("seed-payload"), framed).unwrap();
+    let mut empty = ck.clone();
+    empty.selfplay.clear();
+    empty.replay.clear();
+    let mut short = vec![1u8];
+    short.extend(checkpoint::payload_after_config(&empty));
+    fs::write(dir.join("seed-no-games"), short).unwrap();
 }
 
 #[test]

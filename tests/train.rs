@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use awale::agents::{Registry, Turn};
+use awale::agents::Turn;
 use awale::train::checkpoint::{Checkpoint, CheckpointError};
 use awale::train::search::{
     completed_sigma, considered_visit_sequence, gumbel_improved_policy, Search, SearchKind,
@@ -161,6 +161,7 @@ fn micro_config() -> TrainConfig {
     cfg.search.simulations = 8;
     cfg.search.fast_simulations = 2;
     cfg.selfplay.concurrent_games = 8;
+    cfg.selfplay.threads = 2;
     cfg.selfplay.positions_per_iteration = 48;
     cfg.selfplay.max_plies = 120;
     cfg.training.iterations = 4;
@@ -177,9 +178,10 @@ fn micro_config() -> TrainConfig {
 
 #[test]
 fn a_resumed_checkpoint_takes_the_same_steps_bit_for_bit() {
-    for kind in ["gumbel", "puct"] {
+    for (kind, threads) in [("gumbel", 2), ("puct", 3)] {
         let mut cfg = micro_config();
         cfg.set(&format!("search.kind={kind}")).unwrap();
+        cfg.selfplay.threads = threads;
         // Uninterrupted: 4 iterations.
         let mut a = Trainer::new(cfg.clone()).unwrap();
         let mut losses_a = Vec::new();
@@ -285,7 +287,9 @@ fn corrupt_or_mismatched_checkpoints_are_refused() {
         .any(|n| n.contains(&format!("tmp-{}", std::process::id()))));
 
     // A network from a mismatched file is refused by the agent registry with a clear error.
-    let e = awale::agents::build_agent(&format!("nn:path={}", path.display()), &Rules::abapa())
+    let spec = format!("nn:path={}", path.display()).parse().unwrap();
+    let e = awale::train::registry()
+        .build(&spec, &Rules::abapa())
         .err()
         .unwrap()
         .to_string();
@@ -336,7 +340,7 @@ fn the_training_loop_runs_end_to_end_and_the_network_plays() {
     // The network plays as an agent through the registry.
     let spec = format!("nn:path={},sims=8", dir.join("checkpoint.ckpt").display());
     let rules = Rules::abapa();
-    let mut agent = Registry::builtin()
+    let mut agent = awale::train::registry()
         .build(&spec.parse().unwrap(), &rules)
         .unwrap();
     let mut game = Game::new(rules);
@@ -349,7 +353,7 @@ fn the_training_loop_runs_end_to_end_and_the_network_plays() {
         };
         game.apply(mv).unwrap();
     }
-    let e = Registry::builtin()
+    let e = awale::train::registry()
         .build(&spec.parse().unwrap(), &Rules::oware(3).unwrap())
         .err()
         .unwrap()

@@ -339,8 +339,6 @@ impl Registry {
             ],
             Arc::new(build_mcts),
         );
-        #[cfg(feature = "train")]
-        crate::train::inference::register(&mut r);
         r
     }
 

@@ -1,9 +1,10 @@
-//! `awale bench`: simulation speed of the single-board engine (`awale bench [engine]`) or of
-//! the batch simulator (`awale bench batch`).
+//! `awale bench`: simulation speed of the single-board engine (`awale bench [engine]`), of
+//! the batch simulator (`awale bench batch`) or of self-play (`awale bench selfplay`).
 //!
 //! ```text
 //! awale bench --rules wari --moves 5000000
 //! awale bench batch --rules abapa --boards 1,64,4096,65536 --threads 1,2 --obs compact,onehot
+//! awale bench selfplay --config training/abapa.toml --threads 1,2,4
 //! ```
 //!
 //! The batch mode plays uniformly random legal actions (picked from the returned masks by a
@@ -35,6 +36,37 @@ enum Mode {
     Engine(EngineArgs),
     /// The vectorised batch simulator (board-steps per second).
     Batch(BatchArgs),
+    /// Self-play of a training config (moves, network evaluations and positions per second,
+    /// mean network batch) for each thread count.
+    Selfplay(SelfplayArgs),
+}
+
+/// Arguments of `awale bench selfplay`.
+#[derive(Debug, ClapArgs)]
+struct SelfplayArgs {
+    /// The training config (TOML) whose rules, network, search and concurrent games are used;
+    /// default: the built-in tiny config.
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
+    /// Override a config key, e.g. --set selfplay.concurrent_games=512 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Worker threads (0: one per core); a comma-separated list measures each.
+    #[arg(long, value_delimiter = ',', default_value = "1,0")]
+    threads: Vec<usize>,
+    /// Training positions per measurement (0: the config's positions_per_iteration).
+    #[arg(long, default_value_t = 0)]
+    positions: usize,
+    /// Measure with a uniform network (no tensor work: the search and game machinery alone).
+    /// Without the `train` feature this is the only network.
+    #[arg(long)]
+    uniform: bool,
+    /// Measurements per thread count; the table shows the median and the range.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: u32,
+    /// Print one JSON object per measurement instead of a table row.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `awale bench engine`.
@@ -94,7 +126,136 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         None => run_engine(args.engine),
         Some(Mode::Engine(a)) => run_engine(a),
         Some(Mode::Batch(a)) => run_batch(a),
+        Some(Mode::Selfplay(a)) => run_selfplay(a),
     }
+}
+
+fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use awale::az::bench::measure_selfplay;
+    use awale::az::network::{Network, UniformNetwork};
+    use awale::az::TrainConfig;
+    let mut cfg = match &a.config {
+        Some(path) => TrainConfig::from_file(path)?,
+        None => TrainConfig::tiny(),
+    };
+    for s in &a.set {
+        cfg.set(s)?;
+    }
+    cfg.validate()?;
+    let rules = cfg.rules()?;
+    let positions = if a.positions > 0 {
+        a.positions
+    } else {
+        cfg.selfplay.positions_per_iteration
+    };
+    let uniform = UniformNetwork { rules };
+    #[cfg(feature = "train")]
+    let burn_net = if a.uniform {
+        None
+    } else {
+        Some(awale::train::inference::NetCore::fresh(&cfg)?)
+    };
+    #[cfg(feature = "train")]
+    let (net, label): (&dyn Network, String) = match &burn_net {
+        Some(n) => (
+            n,
+            format!(
+                "network {:?} ({} parameters, untrained)",
+                cfg.network.hidden,
+                n.net.param_values().len()
+            ),
+        ),
+        None => (&uniform, "uniform network".to_string()),
+    };
+    #[cfg(not(feature = "train"))]
+    let (net, label): (&dyn Network, String) = {
+        if !a.uniform {
+            eprintln!("note: built without the `train` feature: measuring with a uniform network");
+        }
+        (&uniform, "uniform network".to_string())
+    };
+    if !a.json {
+        println!(
+            "self-play '{}' on {rules}, {label}, {} concurrent games, {} simulations ({} fast, full search p = {})",
+            cfg.name,
+            cfg.selfplay.concurrent_games,
+            cfg.search.simulations,
+            cfg.search.fast_simulations,
+            cfg.search.full_search_prob
+        );
+        println!(
+            "{:>7} {:>9} {:>10} {:>12} {:>16} {:>12} {:>11} {:>8} {:>21}",
+            "threads",
+            "positions",
+            "seconds",
+            "moves/s",
+            "evaluations/s",
+            "positions/s",
+            "mean batch",
+            "speedup",
+            "moves/s range"
+        );
+    }
+    let mut base = None;
+    for &t in &a.threads {
+        let threads = if t == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            t
+        };
+        let mut runs = Vec::with_capacity(a.repeat as usize);
+        for _ in 0..a.repeat {
+            let m = measure_selfplay(net, &cfg, threads, positions)?;
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "config": cfg.name,
+                        "rules": rules.to_string(),
+                        "network": label,
+                        "threads": m.threads,
+                        "seconds": m.seconds,
+                        "moves": m.stats.moves,
+                        "evaluations": m.stats.evaluations,
+                        "positions": m.stats.positions,
+                        "batches": m.stats.batches,
+                        "moves_per_second": m.moves_per_sec(),
+                        "evaluations_per_second": m.evals_per_sec(),
+                        "positions_per_second": m.positions_per_sec(),
+                        "mean_batch": m.stats.mean_batch(),
+                    })
+                );
+            }
+            runs.push(m);
+        }
+        if !a.json {
+            runs.sort_by(|x, y| x.moves_per_sec().total_cmp(&y.moves_per_sec()));
+            let m = &runs[runs.len() / 2];
+            let rate = m.moves_per_sec();
+            let speedup = rate / *base.get_or_insert(rate);
+            let range = if runs.len() > 1 {
+                format!(
+                    "{} - {}",
+                    group_thousands(runs[0].moves_per_sec() as u64),
+                    group_thousands(runs[runs.len() - 1].moves_per_sec() as u64)
+                )
+            } else {
+                String::new()
+            };
+            println!(
+                "{:>7} {:>9} {:>10.2} {:>12} {:>16} {:>12} {:>11.1} {:>7.2}x {range:>21}",
+                m.threads,
+                m.stats.positions,
+                m.seconds,
+                group_thousands(rate as u64),
+                group_thousands(m.evals_per_sec() as u64),
+                group_thousands(m.positions_per_sec() as u64),
+                m.stats.mean_batch(),
+                speedup
+            );
+        }
+    }
+    Ok(())
 }
 
 fn run_engine(a: EngineArgs) -> Result<(), Box<dyn std::error::Error>> {

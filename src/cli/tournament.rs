@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use awale::agents::{parse_agent_list, Registry};
+use awale::agents::parse_agent_list;
 use awale::tournament::{run_observed, Entrant, Format, ProgressBar, TournamentConfig};
 use awale::{AwaleError, Rules};
 
@@ -79,13 +79,13 @@ pub struct Args {
 }
 
 fn after_help() -> String {
-    format!("{AFTER_HELP}{}{EXAMPLES}", Registry::builtin().help())
+    format!("{AFTER_HELP}{}{EXAMPLES}", super::registry().help())
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = args.rules.parse()?;
-    let registry = Registry::builtin();
+    let registry = super::registry();
     let mut specs = parse_agent_list(&args.agents)?;
     let format = match &args.gauntlet {
         None => Format::RoundRobin,

@@ -8,8 +8,8 @@ use awale::train::training::{run as run_training, RunOptions};
 use awale::train::TrainConfig;
 
 const AFTER_HELP: &str = "\
-Runs iterations of self-play (batched MCTS guided by the network over many concurrent games)
-and gradient steps on a replay buffer, evaluates against the built-in agents every
+Runs iterations of self-play (batched MCTS guided by the network over many concurrent games,
+sharded over --threads worker threads, one per core by default) and gradient steps on a replay buffer, evaluates against the built-in agents every
 eval.every iterations, writes an atomic checkpoint every checkpoint.every iterations, and
 finishes with an evaluation tournament. Running the same command again resumes the run from
 OUT/checkpoint.ckpt exactly where it stopped (use --fresh to start over).
@@ -22,6 +22,7 @@ OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint
 Examples:
   awale train
   awale train --config training/abapa.toml --out runs/abapa
+  awale train --config training/abapa.toml --threads 2
   awale train --config training/abapa.toml --set training.max_minutes=30 --set search.kind=puct
   awale tournament --agents nn:path=runs/abapa/checkpoint.ckpt,sims=128,alphabeta:depth=6";
 
@@ -47,6 +48,11 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Self-play worker threads (0: one per core); sets selfplay.threads. A run reproduces
+    /// itself for a given seed and thread count; resuming keeps the checkpoint's count unless
+    /// this is given.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
     /// Print the effective config and exit.
     #[arg(long)]
     pub print_config: bool,
@@ -61,6 +67,9 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     for s in &args.set {
         cfg.set(s)?;
+    }
+    if let Some(t) = args.threads {
+        cfg.selfplay.threads = t;
     }
     if args.print_config {
         print!("{}", cfg.to_toml());
@@ -77,7 +86,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         final_eval: !args.no_eval,
     };
     eprintln!(
-        "training '{}' on {} ({} iterations{}) in {}",
+        "training '{}' on {} ({} iterations{}, self-play on {}) in {}",
         cfg.name,
         cfg.rules,
         cfg.training.iterations,
@@ -85,6 +94,10 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             format!(", at most {} minutes", cfg.training.max_minutes)
         } else {
             String::new()
+        },
+        match cfg.selfplay.threads {
+            0 => format!("{} threads (one per core)", cfg.selfplay.resolved_threads()),
+            t => format!("{t} threads"),
         },
         out.display()
     );

@@ -539,6 +539,9 @@ pub(crate) fn run_tournament(
     };
 
     let shared = Arc::new(Shared::default());
+    #[cfg(feature = "train")]
+    let registry = crate::train::registry();
+    #[cfg(not(feature = "train"))]
     let registry = Registry::builtin();
     let mut locks = Vec::new();
     let entrants = entries

@@ -1,13 +1,13 @@
-//! A trained network at play: [`NetEvaluator`] (batched evaluation for searches) and
+//! A trained network at play: [`NetCore`], the burn network as an [`crate::az::Network`]
+//! (batched evaluation for searches through [`NetEvaluator`]), and
 //! [`NnAgent`], an [`Agent`] that searches with the network (`nn:path=run/checkpoint.ckpt,sims=64`).
 //!
 //! ```no_run
-//! use awale::agents::Registry;
-//! use awale::tournament::Entrant;
+//! //! use awale::tournament::Entrant;
 //! use awale::Rules;
-//! // `nn` is in the built-in registry when the `train` feature is on.
+//! // `nn` is added to the built-in agents by `awale::train::registry()` (or `register_agents`).
 //! let rules = Rules::abapa();
-//! let e = Entrant::from_spec(&Registry::builtin(), &"nn:path=runs/abapa/checkpoint.ckpt,sims=64".parse().unwrap(), &rules).unwrap();
+//! let e = Entrant::from_spec(&awale::train::registry(), &"nn:path=runs/abapa/checkpoint.ckpt,sims=64".parse().unwrap(), &rules).unwrap();
 //! ```
 
 use std::path::Path;
@@ -20,10 +20,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::checkpoint::Checkpoint;
 use super::model::{encode_batch, input_scale, NetShape, PolicyValueNet};
-use super::search::{Evaluation, Evaluator, Search, SearchKind, SearchSettings};
+use super::search::{Evaluation, Search, SearchKind, SearchSettings};
 use super::{TrainConfig, TrainError, TrainResult};
 use crate::agents::spec::{AgentSpec, Registry};
 use crate::agents::{no_move, Agent, Turn};
+use crate::az::network::{evaluations_from_outputs, Network, NetworkEvaluator};
 use crate::batch::ObsEncoding;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
@@ -61,6 +62,20 @@ impl NetCore {
         })
     }
 
+    /// A freshly initialised network of `config`'s shape (seeded by the config), e.g. to
+    /// measure speed before any training.
+    pub fn fresh(config: &TrainConfig) -> TrainResult<NetCore> {
+        let rules = config.rules()?;
+        let shape = NetShape::new(&rules, config.observation()?, &config.network.hidden);
+        let device = super::inference_device();
+        let net = PolicyValueNet::new(
+            &shape,
+            crate::agents::derive_seed(config.seed, 0x6e6e),
+            &device,
+        );
+        NetCore::new(&net, config)
+    }
+
     /// Loads the network of a checkpoint file.
     pub fn load(path: &Path) -> TrainResult<NetCore> {
         let ckpt = Checkpoint::read(path)?;
@@ -76,34 +91,38 @@ impl NetCore {
             return;
         }
         encode_batch(&self.rules, self.encoding, &self.scale, states, features);
-        let b = states.len();
+        let (mut logits, mut values) = (Vec::new(), Vec::new());
+        self.infer(features, states.len(), &mut logits, &mut values);
+        evaluations_from_outputs(&self.rules, states, &logits, &values, out);
+    }
+}
+
+impl Network for NetCore {
+    fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    fn encoding(&self) -> ObsEncoding {
+        self.encoding
+    }
+
+    fn infer(&self, features: &[f32], batch: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
         let dim = self.scale.len();
-        let x = Tensor::<2>::from_data(TensorData::new(features.clone(), [b, dim]), &self.device);
+        let x = Tensor::<2>::from_data(
+            TensorData::new(features[..batch * dim].to_vec(), [batch, dim]),
+            &self.device,
+        );
         let y = self.net.forward(x);
-        let logits = y
+        *logits = y
             .policy
             .into_data()
-            .try_to_vec::<f32>()
-            .expect("f32 logits");
-        let values = y.value.into_data().try_to_vec::<f32>().expect("f32 values");
-        let h = self.rules.houses as usize;
-        let p = self.rules.players as usize;
-        let nv = values.len() / b;
-        for (i, s) in states.iter().enumerate() {
-            let mut e = Evaluation::default();
-            e.logits[..h].copy_from_slice(&logits[i * h..(i + 1) * h]);
-            let m = s.to_move();
-            if nv == 1 {
-                let v = values[i];
-                e.values[m] = v;
-                e.values[1 - m] = -v;
-            } else {
-                for k in 0..p {
-                    e.values[(m + k) % p] = values[i * nv + k];
-                }
-            }
-            out.push(e);
-        }
+            .try_into_vec::<f32>()
+            .expect("the network's logits are f32");
+        *values = y
+            .value
+            .into_data()
+            .try_into_vec::<f32>()
+            .expect("the network's values are f32");
     }
 }
 
@@ -124,27 +143,7 @@ pub fn load_model(
 }
 
 /// An [`Evaluator`] over a [`NetCore`] (one network call per batch).
-#[derive(Debug)]
-pub struct NetEvaluator<'a> {
-    core: &'a NetCore,
-    features: Vec<f32>,
-}
-
-impl<'a> NetEvaluator<'a> {
-    /// An evaluator over `core`.
-    pub fn new(core: &'a NetCore) -> NetEvaluator<'a> {
-        NetEvaluator {
-            core,
-            features: Vec::new(),
-        }
-    }
-}
-
-impl Evaluator for NetEvaluator<'_> {
-    fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>) {
-        self.core.evaluate(states, &mut self.features, out);
-    }
-}
+pub type NetEvaluator<'a> = NetworkEvaluator<'a, NetCore>;
 
 /// A network that plays: a search of `sims` simulations guided by it, no noise, the search's
 /// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct`).
@@ -222,9 +221,17 @@ impl Agent for NnAgent {
     }
 }
 
+/// The built-in agents and the `nn` kind: the registry of the CLI (and of every tool built with
+/// the `train` feature).
+pub fn registry() -> Registry {
+    let mut r = Registry::builtin();
+    register_agents(&mut r);
+    r
+}
+
 /// Adds the `nn` kind to `registry`: `nn:path=FILE[,sims=N][,search=gumbel|puct]`. Networks
 /// are loaded once per path and shared by the agents built from them.
-pub fn register(registry: &mut Registry) {
+pub fn register_agents(registry: &mut Registry) {
     registry.register(
         "nn",
         "a trained network with its search (cargo feature train)",

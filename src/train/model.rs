@@ -17,9 +17,9 @@ use burn::tensor::{Device, Tensor, TensorData};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::batch::{encode_state, ObsEncoding};
+pub use crate::az::network::{encode_batch, input_scale, value_outputs};
+use crate::batch::ObsEncoding;
 use crate::rules::Rules;
-use crate::state::State;
 
 /// The network (a burn [`Module`]).
 #[derive(Module, Debug)]
@@ -66,19 +66,6 @@ impl NetShape {
     }
 }
 
-/// Value outputs for `rules`: 1 in a 2-player (zero-sum) game, one per player otherwise.
-pub fn value_outputs(rules: &Rules) -> usize {
-    if rules.players == 2 {
-        1
-    } else {
-        rules.players as usize
-    }
-}
-
-/// A linear layer with weights drawn from `rng` (uniform ±gain·sqrt(1/fan_in), bias zero;
-/// gain √6 is He initialisation for ReLU).
-/// A trainable parameter with a deterministic id (the same seed gives the same records, byte
-/// for byte).
 fn param<const D: usize>(ids: &mut u64, t: Tensor<D>) -> Param<Tensor<D>> {
     let mut p = Param::from_tensor(t);
     p.id = ParamId::from(crate::agents::derive_seed(0x7061_7261_6d73, *ids));
@@ -159,40 +146,5 @@ impl PolicyValueNet {
             }
         }
         out
-    }
-}
-
-/// Per-feature input scales for `rules` under `enc` (see the module docs).
-pub fn input_scale(rules: &Rules, enc: ObsEncoding) -> Vec<f32> {
-    let n = rules.pits();
-    let p = rules.players as usize;
-    let pits = n * enc.levels();
-    let pit_scale = match enc {
-        ObsEncoding::Compact => 1.0 / (2.0 * rules.seeds.max(1) as f32),
-        _ => 1.0,
-    };
-    let store_scale = p as f32 / rules.total_seeds().max(1) as f32;
-    let mut s = vec![pit_scale; pits];
-    s.extend(std::iter::repeat_n(store_scale, p));
-    s.extend(std::iter::repeat_n(1.0, p));
-    s
-}
-
-/// Encodes positions into a flat `[states.len() * dim]` buffer of scaled features.
-pub fn encode_batch(
-    rules: &Rules,
-    enc: ObsEncoding,
-    scale: &[f32],
-    states: &[State],
-    out: &mut Vec<f32>,
-) {
-    let dim = scale.len();
-    out.clear();
-    out.resize(states.len() * dim, 0.0);
-    for (s, row) in states.iter().zip(out.chunks_exact_mut(dim)) {
-        encode_state(enc, rules, s, row).expect("buffer sized for the encoding");
-        for (x, k) in row.iter_mut().zip(scale) {
-            *x *= k;
-        }
     }
 }

@@ -27,13 +27,14 @@ use serde::{Deserialize, Serialize};
 
 use super::checkpoint::{Checkpoint, Counters, RngState};
 use super::data::{ByteReader, ByteWriter, ReplayBuffer};
-use super::inference::{load_model, NetCore, NetEvaluator, NnAgent};
+use super::inference::{load_model, NetCore, NnAgent};
 use super::logging::Logger;
 use super::model::{encode_batch, input_scale, value_outputs, NetShape, PolicyValueNet};
 use super::search::SearchSettings;
 use super::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::{derive_seed, Agent};
+use crate::az::network::NetworkEvaluator;
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
 use crate::tournament::{self, Entrant, Format, GameResult, TournamentConfig};
@@ -186,10 +187,11 @@ impl Trainer {
         let device = super::train_device();
         let shape = NetShape::new(&rules, encoding, &cfg.network.hidden);
         let model = PolicyValueNet::new(&shape, derive_seed(cfg.seed, 0x6e6e), &device);
-        let selfplay = SelfPlay::new(
+        let selfplay = SelfPlay::with_threads(
             rules,
             SelfPlaySettings::from_config(&cfg),
             cfg.selfplay.concurrent_games,
+            cfg.selfplay.resolved_threads(),
         );
         Ok(Trainer {
             scale: input_scale(&rules, encoding),
@@ -217,7 +219,12 @@ impl Trainer {
             .from_bytes(burn::tensor::Bytes::from_bytes_vec(ckpt.optimizer.clone()))
             .map_err(|e| CheckpointError::Corrupt(format!("optimiser state: {e}")))?;
         t.buffer = ReplayBuffer::decode(&t.rules, &mut ByteReader::new(&ckpt.replay))?;
-        if t.cfg.selfplay.concurrent_games == ckpt.config.selfplay.concurrent_games {
+        // The games in progress go on when the number of games is the same and the thread
+        // count is the checkpoint's (or not set: the run then keeps the checkpoint's count, so
+        // it continues exactly as if it had never stopped); otherwise fresh games start.
+        let saved = SelfPlay::encoded_threads(&ckpt.selfplay);
+        let threads_fit = t.cfg.selfplay.threads == 0 || saved == Some(t.selfplay.threads());
+        if t.cfg.selfplay.concurrent_games == ckpt.config.selfplay.concurrent_games && threads_fit {
             t.selfplay.decode(&mut ByteReader::new(&ckpt.selfplay))?;
         }
         t.rng = ckpt.rng.restore();
@@ -294,9 +301,8 @@ impl Trainer {
     pub fn iteration(&mut self) -> TrainResult<IterationStats> {
         let t0 = Instant::now();
         let core = self.core()?;
-        let mut evaluator = NetEvaluator::new(&core);
         let sp = self.selfplay.run(
-            &mut evaluator,
+            || NetworkEvaluator::new(&core),
             self.cfg.selfplay.positions_per_iteration,
             &mut self.buffer,
         );

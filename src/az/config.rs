@@ -86,8 +86,12 @@ pub struct SearchConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SelfPlayConfig {
-    /// Games played at once; their leaves make one network batch.
+    /// Games played at once, dealt to the worker threads; each thread's games make one network
+    /// batch per round.
     pub concurrent_games: usize,
+    /// Worker threads of self-play (0: one per core). Results are reproducible for a given seed
+    /// and thread count; a resumed run keeps its checkpoint's thread count unless this is set.
+    pub threads: usize,
     /// New training positions per iteration.
     pub positions_per_iteration: usize,
     /// Games longer than this are cut off and adjudicated by the stores.
@@ -209,10 +213,23 @@ impl Default for SearchConfig {
     }
 }
 
+impl SelfPlayConfig {
+    /// The worker threads a run uses: `threads`, or one per core when it is 0, never more than
+    /// the concurrent games.
+    pub fn resolved_threads(&self) -> usize {
+        let t = match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t,
+        };
+        t.clamp(1, self.concurrent_games.max(1))
+    }
+}
+
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
             concurrent_games: 128,
+            threads: 0,
             positions_per_iteration: 1024,
             max_plies: 300,
             temperature: 1.0,
@@ -401,6 +418,12 @@ impl TrainConfig {
             );
         }
         let p = &self.selfplay;
+        if p.threads > 1024 {
+            return Err(TrainError::Config(format!(
+                "selfplay.threads: {} is more than 1024",
+                p.threads
+            )));
+        }
         if p.concurrent_games == 0 || p.positions_per_iteration == 0 {
             return bad(
                 "selfplay.concurrent_games and positions_per_iteration must be at least 1".into(),

@@ -1,9 +1,13 @@
-//! Self-play: many games at once, their search leaves evaluated in one network batch per round.
+//! Self-play: many games at once, sharded over worker threads, each shard's search leaves
+//! evaluated in one network batch per round.
 //!
-//! Every round, each game's [`Search`] walks to its next leaf; the leaves of all games go to the
-//! [`Evaluator`] in one batch; the evaluations are delivered back. A game whose search is
-//! complete plays its move at once and starts the next move's search in the same round, so the
-//! batch stays as large as the number of games.
+//! The concurrent games are dealt to `threads` *shards*; each shard runs on its own thread with
+//! its own [`Evaluator`] (made by the caller's factory, e.g. a
+//! [`super::network::NetworkEvaluator`] over a shared network). Every round, each game of a shard
+//! walks its [`Search`] to the next leaf; the shard's leaves go to its evaluator in one batch;
+//! the evaluations are delivered back. A game whose search is complete plays its move at once
+//! and starts the next move's search in the same round, so a shard's batch stays as large as its
+//! number of games. Shards never wait for each other within a call.
 //!
 //! - **Playout-cap randomisation** (Wu 2019): each move gets a full search with probability
 //!   `full_search_prob` (root noise on; the position becomes a training sample) and a fast
@@ -14,9 +18,14 @@
 //! - Each game starts with `random_opening_plies` random moves (not recorded) and is cut off at
 //!   the rules' ply limit (adjudicated by the stores).
 //!
-//! Game `k` is seeded from the run seed and `k`, so self-play is a pure function of the seed
-//! and the network. [`SelfPlay::run`] stops between rounds; the searches then in progress are
-//! dropped (the games go on next time), which keeps the state to checkpoint small.
+//! Game `k` is seeded from the run seed and `k`; shard `w` of `T` plays games `w, w + T, w + 2T…`,
+//! and [`SelfPlay::run`] asks each shard for a fixed share of the positions and appends the
+//! shards' samples to the buffer in shard order. Self-play is therefore a pure function of the
+//! seed, the network and the thread count: the same seed and thread count reproduce a run bit
+//! for bit whatever the timing, while another thread count plays other (equally valid) games.
+//! With one thread the games are those of the single-threaded trainer of 0.1.0.
+//! [`SelfPlay::run`] stops between rounds; the searches then in progress are dropped (the games
+//! go on next time), which keeps the state to checkpoint small.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -99,6 +108,27 @@ pub struct SelfPlayStats {
     pub truncated: u64,
 }
 
+impl SelfPlayStats {
+    /// Adds another shard's counts (the largest batch is the larger one).
+    pub fn merge(&mut self, o: &SelfPlayStats) {
+        self.games += o.games;
+        self.positions += o.positions;
+        self.moves += o.moves;
+        self.evaluations += o.evaluations;
+        self.batches += o.batches;
+        self.max_batch = self.max_batch.max(o.max_batch);
+        self.plies += o.plies;
+        self.first_player_wins += o.first_player_wins;
+        self.draws += o.draws;
+        self.truncated += o.truncated;
+    }
+
+    /// Positions per network call, on average.
+    pub fn mean_batch(&self) -> f64 {
+        self.evaluations as f64 / self.batches.max(1) as f64
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Pending {
     state: State,
@@ -119,26 +149,209 @@ struct Slot {
     pending: Vec<Pending>,
 }
 
-/// Concurrent self-play games (see the [module docs](self)).
+/// Concurrent self-play games sharded over worker threads (see the [module docs](self)).
 #[derive(Debug, Clone)]
 pub struct SelfPlay {
+    shards: Vec<Shard>,
+}
+
+/// One worker's games.
+#[derive(Debug, Clone)]
+struct Shard {
     rules: Rules,
     settings: SelfPlaySettings,
     slots: Vec<Slot>,
+    /// The shard's index `w`: it plays games `w, w + stride, …`.
+    index: u64,
+    /// The next game this shard starts.
     next_game: u64,
+    /// The number of shards.
+    stride: u64,
     leaves: Vec<State>,
     owners: Vec<usize>,
     evals: Vec<Evaluation>,
 }
 
+/// The tag that starts the sharded encoding (0.1.0 wrote one shard without it).
+const SHARDED: u64 = u64::MAX;
+
 impl SelfPlay {
-    /// `concurrent` games under `rules`.
+    /// `concurrent` games under `rules` on one thread.
     pub fn new(rules: Rules, settings: SelfPlaySettings, concurrent: usize) -> SelfPlay {
-        let mut sp = SelfPlay {
+        SelfPlay::with_threads(rules, settings, concurrent, 1)
+    }
+
+    /// `concurrent` games under `rules` dealt to `threads` shards (at least 1, at most
+    /// `concurrent`; shard `w` gets games `w, w + threads, …` and `concurrent / threads` slots,
+    /// one more for the first `concurrent % threads` shards).
+    pub fn with_threads(
+        rules: Rules,
+        settings: SelfPlaySettings,
+        concurrent: usize,
+        threads: usize,
+    ) -> SelfPlay {
+        let t = threads.clamp(1, concurrent.max(1));
+        let shards = (0..t)
+            .map(|w| {
+                let n = concurrent / t + usize::from(w < concurrent % t);
+                Shard::new(rules, settings.clone(), n, w as u64, t as u64)
+            })
+            .collect();
+        SelfPlay { shards }
+    }
+
+    /// The number of shards (worker threads of [`SelfPlay::run`]).
+    pub fn threads(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// Games started so far.
+    pub fn games_started(&self) -> u64 {
+        self.shards
+            .iter()
+            .map(|s| (s.next_game - s.index) / s.stride)
+            .sum()
+    }
+
+    /// Plays until at least `min_positions` new samples went to `buffer`: each shard on its own
+    /// thread (the first on the calling thread) with an evaluator made by `make_evaluator`, until
+    /// it has produced its share of the positions (`min_positions / threads`, one more for the
+    /// first `min_positions % threads` shards). The samples go to `buffer` in shard order, so
+    /// the result does not depend on timing. Searches in progress are then dropped; their games
+    /// go on at the next call.
+    pub fn run<E, F>(
+        &mut self,
+        make_evaluator: F,
+        min_positions: usize,
+        buffer: &mut ReplayBuffer,
+    ) -> SelfPlayStats
+    where
+        E: Evaluator,
+        F: Fn() -> E + Sync,
+    {
+        let t = self.shards.len();
+        let share = |w: usize| min_positions / t + usize::from(w < min_positions % t);
+        let mut results: Vec<(SelfPlayStats, Vec<Sample>)> = Vec::with_capacity(t);
+        if t == 1 {
+            let mut e = make_evaluator();
+            results.push(self.shards[0].run(&mut e, share(0)));
+        } else {
+            let make = &make_evaluator;
+            std::thread::scope(|scope| {
+                let (first, rest) = self.shards.split_first_mut().expect("one shard at least");
+                let handles: Vec<_> = rest
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(k, shard)| {
+                        let quota = share(k + 1);
+                        std::thread::Builder::new()
+                            .name(format!("selfplay-{}", k + 1))
+                            .spawn_scoped(scope, move || {
+                                let mut e = make();
+                                shard.run(&mut e, quota)
+                            })
+                            .expect("the system starts a self-play thread")
+                    })
+                    .collect();
+                let mut e = make();
+                results.push(first.run(&mut e, share(0)));
+                for h in handles {
+                    match h.join() {
+                        Ok(r) => results.push(r),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                }
+            });
+        }
+        let mut stats = SelfPlayStats::default();
+        for (s, samples) in results {
+            stats.merge(&s);
+            for x in samples {
+                buffer.push(x);
+            }
+        }
+        stats
+    }
+
+    /// Writes the games in progress of every shard (positions, histories, random generators,
+    /// pending samples).
+    pub fn encode(&self, w: &mut ByteWriter) {
+        w.u64(SHARDED);
+        w.u64(self.shards.len() as u64);
+        for s in &self.shards {
+            s.encode(w);
+        }
+    }
+
+    /// The number of shards of an encoding written by [`SelfPlay::encode`] (1 for the
+    /// single-shard encoding of 0.1.0), or `None` if it cannot be read.
+    pub fn encoded_threads(bytes: &[u8]) -> Option<usize> {
+        let mut r = ByteReader::new(bytes);
+        match r.u64().ok()? {
+            SHARDED => r.u64().ok().map(|n| n as usize),
+            _ => Some(1),
+        }
+    }
+
+    /// Restores the games written by [`SelfPlay::encode`] (or by 0.1.0's single-threaded
+    /// trainer) into a self-play set made with the same rules, settings and number of games.
+    /// The shards, and so the thread count, become the encoded ones.
+    pub fn decode(&mut self, r: &mut ByteReader<'_>) -> TrainResult<()> {
+        let corrupt = |m: String| CheckpointError::Corrupt(format!("self-play state: {m}"));
+        let total: usize = self.shards.iter().map(|s| s.slots.len()).sum();
+        let (rules, settings) = (self.shards[0].rules, self.shards[0].settings.clone());
+        let first = r.u64()?;
+        let mut shards = Vec::new();
+        if first == SHARDED {
+            let t = r.u64()?;
+            if t == 0 || t > 4096 {
+                return Err(corrupt(format!("{t} shards")).into());
+            }
+            for w in 0..t {
+                let mut shard = Shard::new(rules, settings.clone(), 0, w, t);
+                let next = r.u64()?;
+                shard.decode(next, r)?;
+                shards.push(shard);
+            }
+        } else {
+            let mut shard = Shard::new(rules, settings, 0, 0, 1);
+            shard.decode(first, r)?;
+            shards.push(shard);
+        }
+        let n: usize = shards.iter().map(|s| s.slots.len()).sum();
+        if n != total {
+            return Err(corrupt(format!("{n} games in progress, the config has {total}")).into());
+        }
+        for s in &shards {
+            let foreign = |g: u64| g % s.stride != s.index;
+            if foreign(s.next_game)
+                || s.slots
+                    .iter()
+                    .any(|x| foreign(x.game) || x.game >= s.next_game)
+            {
+                return Err(corrupt("game numbers do not fit their shard".into()).into());
+            }
+        }
+        self.shards = shards;
+        Ok(())
+    }
+}
+
+impl Shard {
+    fn new(
+        rules: Rules,
+        settings: SelfPlaySettings,
+        concurrent: usize,
+        w: u64,
+        stride: u64,
+    ) -> Shard {
+        let mut sp = Shard {
             rules,
             settings,
             slots: Vec::with_capacity(concurrent),
-            next_game: 0,
+            index: w,
+            next_game: w,
+            stride,
             leaves: Vec::new(),
             owners: Vec::new(),
             evals: Vec::new(),
@@ -150,14 +363,9 @@ impl SelfPlay {
         sp
     }
 
-    /// Games started so far.
-    pub fn games_started(&self) -> u64 {
-        self.next_game
-    }
-
     fn new_game(&mut self) -> Slot {
         let game = self.next_game;
-        self.next_game += 1;
+        self.next_game += self.stride;
         let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.settings.seed, game));
         let rules = self.rules;
         let (state, history, first) = loop {
@@ -191,16 +399,17 @@ impl SelfPlay {
         }
     }
 
-    /// Plays until at least `min_positions` new samples went to `buffer` (searches in progress
-    /// are then dropped; their games go on at the next call).
-    pub fn run(
+    /// Plays until at least `min_positions` new samples are in the returned list (searches in
+    /// progress are then dropped; their games go on at the next call).
+    fn run(
         &mut self,
         evaluator: &mut dyn Evaluator,
         min_positions: usize,
-        buffer: &mut ReplayBuffer,
-    ) -> SelfPlayStats {
+    ) -> (SelfPlayStats, Vec<Sample>) {
         let mut stats = SelfPlayStats::default();
-        while (stats.positions as usize) < min_positions {
+        let mut buffer = Vec::new();
+        let buffer = &mut buffer;
+        while (stats.positions as usize) < min_positions && !self.slots.is_empty() {
             self.leaves.clear();
             self.owners.clear();
             for i in 0..self.slots.len() {
@@ -232,7 +441,7 @@ impl SelfPlay {
         for slot in &mut self.slots {
             slot.searching = false;
         }
-        stats
+        (stats, std::mem::take(buffer))
     }
 
     fn temperature(&self, state: &State) -> f32 {
@@ -258,7 +467,7 @@ impl SelfPlay {
         slot.searching = true;
     }
 
-    fn play_move(&mut self, i: usize, buffer: &mut ReplayBuffer, stats: &mut SelfPlayStats) {
+    fn play_move(&mut self, i: usize, buffer: &mut Vec<Sample>, stats: &mut SelfPlayStats) {
         let t = self.temperature(&self.slots[i].state);
         let rules = self.rules;
         let h = rules.houses as usize;
@@ -303,7 +512,7 @@ impl SelfPlay {
         }
     }
 
-    fn finish_game(&self, slot: Slot, buffer: &mut ReplayBuffer, stats: &mut SelfPlayStats) {
+    fn finish_game(&self, slot: Slot, buffer: &mut Vec<Sample>, stats: &mut SelfPlayStats) {
         let rules = &self.rules;
         let p = rules.players as usize;
         let z = outcome_values(&slot.state, rules);
@@ -343,8 +552,8 @@ impl SelfPlay {
         }
     }
 
-    /// Writes the games in progress (positions, histories, random generators, pending samples).
-    pub fn encode(&self, w: &mut ByteWriter) {
+    /// Writes this shard's games in progress (0.1.0's single-shard layout).
+    fn encode(&self, w: &mut ByteWriter) {
         w.u64(self.next_game);
         w.u64(self.slots.len() as u64);
         let h = self.rules.houses as usize;
@@ -378,29 +587,32 @@ impl SelfPlay {
         }
     }
 
-    /// Restores the games written by [`SelfPlay::encode`] into a self-play set made with the same
-    /// rules and settings.
-    pub fn decode(&mut self, r: &mut ByteReader<'_>) -> TrainResult<()> {
+    /// Reads a shard written by [`Shard::encode`] whose first word, `next_game`, was read.
+    fn decode(&mut self, next_game: u64, r: &mut ByteReader<'_>) -> TrainResult<()> {
         let corrupt = |m: &str| CheckpointError::Corrupt(format!("self-play state: {m}"));
-        let next_game = r.u64()?;
         let n = r.u64()? as usize;
-        if n != self.slots.len() {
-            return Err(corrupt(&format!(
-                "{n} games in progress, the config has {}",
-                self.slots.len()
-            ))
-            .into());
+        if n > r.remaining() {
+            return Err(CheckpointError::Truncated.into());
         }
         let h = self.rules.houses as usize;
         let p = self.rules.players as usize;
+        let rules = self.rules;
         let state_of = |b: &[u8]| -> Result<State, CheckpointError> {
-            serde_json::from_slice(b).map_err(|e| corrupt(&format!("position: {e}")))
+            let s: State =
+                serde_json::from_slice(b).map_err(|e| corrupt(&format!("position: {e}")))?;
+            if !s.fits(&rules) {
+                return Err(corrupt(&format!("a position that does not fit {rules}")));
+            }
+            Ok(s)
         };
         let mut slots = Vec::with_capacity(n);
         for _ in 0..n {
             let game = r.u64()?;
             let first = r.u8()? as usize;
             let state = state_of(r.bytes()?)?;
+            if state.is_over() || first >= rules.players as usize {
+                return Err(corrupt("a finished game or a first player out of range").into());
+            }
             let nk = r.u64()? as usize;
             if nk > r.remaining() {
                 return Err(CheckpointError::Truncated.into());

@@ -1,0 +1,88 @@
+//! The AlphaZero family without a tensor library: search, self-play, replay data, configuration
+//! and checkpoints. Built in every configuration of the crate (no cargo feature); the network is
+//! anything that implements [`Network`], so these pieces are tested with a uniform or a
+//! hand-written evaluator. The burn model, its optimisation and the `nn` agent are in
+//! `awale::train` (cargo feature `train`), which builds on this module.
+//!
+//! One module each:
+//!
+//! - [`config`]: the training configuration ([`TrainConfig`], read from TOML), with the
+//!   fingerprint that ties a checkpoint to the settings it was made under.
+//! - [`network`]: the [`Network`] trait (a batch of encoded observations in, policy logits and
+//!   values out), the input encoding ([`encode_batch`], [`input_scale`]) and [`NetworkEvaluator`],
+//!   which turns a network into an [`Evaluator`] of positions.
+//! - [`search`]: MCTS guided by an evaluator, one tree per game, with leaves of many games evaluated
+//!   in one batch: PUCT with Dirichlet root noise, or Gumbel root search with sequential halving.
+//! - [`selfplay`]: many concurrent self-play games sharded over worker threads, each shard feeding
+//!   its own batched evaluator, with playout-cap randomisation and a temperature schedule.
+//! - [`data`]: training samples, the replay buffer and the byte codec of checkpoints.
+//! - [`bench`]: self-play speed for a network and a thread count (`awale bench selfplay`).
+//! - [`checkpoint`]: atomic, checksummed, fingerprinted checkpoint files (the network and the
+//!   optimiser are opaque byte records here).
+//!
+//! ```
+//! use awale::az::search::{Search, SearchSettings, UniformEvaluator};
+//! use awale::az::selfplay::play_out;
+//! use awale::{Rules, State};
+//! let rules = Rules::abapa();
+//! let end = play_out(&rules, SearchSettings::default(), &mut UniformEvaluator, State::initial(&rules, 0), 16);
+//! assert!(end.is_over());
+//! ```
+
+use std::path::Path;
+
+use thiserror::Error;
+
+use crate::error::AwaleError;
+
+pub mod bench;
+pub mod checkpoint;
+pub mod config;
+pub mod data;
+pub mod network;
+pub mod search;
+pub mod selfplay;
+
+pub use checkpoint::{Checkpoint, CheckpointError};
+pub use config::TrainConfig;
+pub use network::{encode_batch, input_scale, Network, NetworkEvaluator};
+pub use search::{Evaluation, Evaluator, Search, SearchKind, SearchResult, SearchSettings};
+pub use selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
+
+/// Everything that can go wrong while training or loading a trained network.
+#[derive(Debug, Error)]
+pub enum TrainError {
+    /// A configuration that cannot be parsed or makes no sense.
+    #[error("training config: {0}")]
+    Config(String),
+    /// A file or folder could not be read or written.
+    #[error("{path}: {reason}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// The system's message.
+        reason: String,
+    },
+    /// A checkpoint that cannot be used.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The network could not be built, saved or loaded.
+    #[error("network: {0}")]
+    Model(String),
+    /// An error of the game engine, agents or tournaments.
+    #[error(transparent)]
+    Game(#[from] AwaleError),
+}
+
+impl TrainError {
+    /// An I/O error about `path`.
+    pub fn io(path: &Path, err: impl std::fmt::Display) -> TrainError {
+        TrainError::Io {
+            path: path.display().to_string(),
+            reason: err.to_string(),
+        }
+    }
+}
+
+/// Shorthand for results of the trainer.
+pub type TrainResult<T> = std::result::Result<T, TrainError>;

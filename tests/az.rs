@@ -1,0 +1,212 @@
+//! Search and self-play without burn (no `train` feature): parallel self-play is reproducible
+//! for a given thread count, resumes exactly from its encoding, and the network trait works with
+//! hand-written networks.
+
+use awale::az::data::{ByteReader, ByteWriter, ReplayBuffer};
+use awale::az::network::{Network, NetworkEvaluator, UniformNetwork};
+use awale::az::search::{Evaluator, UniformEvaluator};
+use awale::az::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
+use awale::az::TrainConfig;
+use awale::batch::ObsEncoding;
+use awale::Rules;
+
+/// A hand-written network: prefers houses with many seeds (read back from the encoded input)
+/// and values the mover's store lead.
+struct SeedCounter(Rules);
+
+impl Network for SeedCounter {
+    fn rules(&self) -> Rules {
+        self.0
+    }
+    fn encoding(&self) -> ObsEncoding {
+        ObsEncoding::Compact
+    }
+    fn infer(&self, features: &[f32], batch: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
+        let h = self.0.houses as usize;
+        let dim = features.len() / batch.max(1);
+        let pits = self.0.pits();
+        logits.clear();
+        values.clear();
+        for row in features.chunks_exact(dim).take(batch) {
+            // Compact rows start with the mover's houses.
+            logits.extend(row[..h].iter().map(|x| 4.0 * x));
+            let stores = &row[pits..pits + 2];
+            values.push((stores[0] - stores[1]).clamp(-1.0, 1.0));
+        }
+    }
+}
+
+fn settings(seed: u64) -> SelfPlaySettings {
+    let mut cfg = TrainConfig::tiny();
+    cfg.seed = seed;
+    cfg.search.simulations = 12;
+    cfg.search.fast_simulations = 4;
+    let mut s = SelfPlaySettings::from_config(&cfg);
+    s.seed = seed;
+    s
+}
+
+/// Plays `calls` calls of `positions` positions each with `threads` shards.
+fn play(threads: usize, calls: usize, positions: usize) -> (SelfPlay, ReplayBuffer, SelfPlayStats) {
+    let rules = Rules::abapa();
+    let net = SeedCounter(rules);
+    let mut sp = SelfPlay::with_threads(rules, settings(5), 12, threads);
+    let mut buf = ReplayBuffer::new(10_000);
+    let mut stats = SelfPlayStats::default();
+    for _ in 0..calls {
+        stats.merge(&sp.run(|| NetworkEvaluator::new(&net), positions, &mut buf));
+    }
+    (sp, buf, stats)
+}
+
+fn encoded(sp: &SelfPlay) -> Vec<u8> {
+    let mut w = ByteWriter::new();
+    sp.encode(&mut w);
+    w.buf
+}
+
+#[test]
+fn two_threads_reproduce_themselves_bit_for_bit() {
+    let (a, buf_a, stats_a) = play(2, 3, 60);
+    let (b, buf_b, stats_b) = play(2, 3, 60);
+    assert_eq!(a.threads(), 2);
+    assert!(stats_a.games > 0 && stats_a.positions >= 180, "{stats_a:?}");
+    assert_eq!(stats_a, stats_b);
+    assert_eq!(buf_a, buf_b);
+    assert_eq!(encoded(&a), encoded(&b));
+    // Each shard's batch is its share of the games.
+    assert_eq!(stats_a.max_batch, 6);
+}
+
+#[test]
+fn every_thread_count_plays_valid_games_of_its_own() {
+    let rules = Rules::abapa();
+    let mut seen = Vec::new();
+    for t in [1, 2, 3, 5] {
+        let (sp, buf, stats) = play(t, 2, 40);
+        assert_eq!(sp.threads(), t);
+        assert!(stats.positions >= 80, "{t} threads: {stats:?}");
+        assert!(buf.len() as u64 == stats.positions);
+        for i in 0..buf.len() {
+            let s = buf.get(i);
+            assert!(s.state.fits(&rules));
+            let total: f32 = s.policy[..6].iter().sum();
+            assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
+            assert!(s.value[0].abs() <= 1.0 && s.score.abs() <= 1.0);
+        }
+        seen.push(encoded(&sp));
+    }
+    // Another thread count deals other games: the runs differ.
+    assert_ne!(seen[0], seen[1]);
+}
+
+#[test]
+fn more_threads_than_games_are_capped() {
+    let rules = Rules::abapa();
+    let sp = SelfPlay::with_threads(rules, settings(1), 3, 8);
+    assert_eq!(sp.threads(), 3);
+    let sp = SelfPlay::with_threads(rules, settings(1), 3, 0);
+    assert_eq!(sp.threads(), 1);
+}
+
+#[test]
+fn a_decoded_self_play_continues_exactly() {
+    let rules = Rules::abapa();
+    let net = SeedCounter(rules);
+    // Uninterrupted: 4 calls with 3 threads.
+    let (full, buf_full, _) = play(3, 4, 30);
+    // Interrupted after 2 calls: encode, decode into a fresh set made with 1 thread (the
+    // encoding's shards win), go on.
+    let (half, mut buf, _) = play(3, 2, 30);
+    let bytes = encoded(&half);
+    assert_eq!(SelfPlay::encoded_threads(&bytes), Some(3));
+    let mut resumed = SelfPlay::with_threads(rules, settings(5), 12, 1);
+    resumed.decode(&mut ByteReader::new(&bytes)).unwrap();
+    assert_eq!(resumed.threads(), 3);
+    assert_eq!(resumed.games_started(), half.games_started());
+    for _ in 0..2 {
+        resumed.run(|| NetworkEvaluator::new(&net), 30, &mut buf);
+    }
+    assert_eq!(buf, buf_full);
+    assert_eq!(encoded(&resumed), encoded(&full));
+}
+
+#[test]
+fn bad_encodings_are_refused_with_a_reason() {
+    let rules = Rules::abapa();
+    let (sp, _, _) = play(2, 1, 20);
+    let bytes = encoded(&sp);
+    let fresh = || SelfPlay::with_threads(rules, settings(5), 12, 2);
+    // Cut off anywhere.
+    for cut in [0, 8, 16, bytes.len() / 2, bytes.len() - 1] {
+        assert!(
+            fresh().decode(&mut ByteReader::new(&bytes[..cut])).is_err(),
+            "cut at {cut}"
+        );
+    }
+    // Another number of games.
+    let mut other = SelfPlay::with_threads(rules, settings(5), 10, 2);
+    let err = other.decode(&mut ByteReader::new(&bytes)).unwrap_err();
+    assert!(err.to_string().contains("games in progress"), "{err}");
+    // Zero shards.
+    let mut zero = ByteWriter::new();
+    zero.u64(u64::MAX);
+    zero.u64(0);
+    assert!(fresh().decode(&mut ByteReader::new(&zero.buf)).is_err());
+    let one = SelfPlay::with_threads(rules, settings(5), 12, 1);
+    let single = encoded(&one);
+    // A single-shard (0.1.0) encoding is read as one shard.
+    assert_eq!(SelfPlay::encoded_threads(&single), Some(1));
+    let mut legacy = fresh();
+    legacy.decode(&mut ByteReader::new(&single)).unwrap();
+    assert_eq!(legacy.threads(), 1);
+}
+
+#[test]
+fn uniform_network_and_uniform_evaluator_agree() {
+    let rules = Rules::oware(3).unwrap();
+    let net = UniformNetwork { rules };
+    let states: Vec<_> = (0..3).map(|p| awale::State::initial(&rules, p)).collect();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    NetworkEvaluator::new(&net).evaluate(&states, &mut a);
+    UniformEvaluator.evaluate(&states, &mut b);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn self_play_runs_with_a_plain_evaluator_factory() {
+    let rules = Rules::wari();
+    let mut sp = SelfPlay::with_threads(rules, settings(9), 4, 2);
+    let mut buf = ReplayBuffer::new(100);
+    let stats = sp.run(|| UniformEvaluator, 10, &mut buf);
+    assert!(stats.positions >= 10 && buf.len() >= 10);
+    assert!((stats.mean_batch() - 2.0).abs() < 1e-9, "{stats:?}");
+}
+
+#[test]
+fn every_shipped_training_config_is_valid() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("training");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let cfg = TrainConfig::from_file(&path).unwrap();
+            cfg.validate()
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(cfg.selfplay.resolved_threads() >= 1);
+            n += 1;
+        }
+    }
+    assert!(n >= 7, "{n} configs");
+}
+
+#[test]
+fn threads_are_a_validated_config_key() {
+    let mut cfg = TrainConfig::tiny();
+    cfg.set("selfplay.threads=3").unwrap();
+    assert_eq!(cfg.selfplay.threads, 3);
+    assert_eq!(cfg.selfplay.resolved_threads(), 3);
+    assert!(cfg.set("selfplay.threads=100000").is_err());
+    // The thread count is not part of the fingerprint: a run may resume on another machine.
+    assert_eq!(cfg.fingerprint(), TrainConfig::tiny().fingerprint());
+}
