@@ -253,6 +253,12 @@ impl Checkpoint {
             moves: p.u64()?,
             elapsed: p.f64()?,
         };
+        if !(counters.elapsed.is_finite() && counters.elapsed >= 0.0) {
+            return Err(CheckpointError::Corrupt(format!(
+                "elapsed time {} is not a number of seconds",
+                counters.elapsed
+            )));
+        }
         let seed: [u8; 32] = p.bytes_raw(32)?.try_into().expect("32 bytes");
         let stream = p.u64()?;
         let lo = p.u64()? as u128;
