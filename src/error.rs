@@ -99,6 +99,10 @@ pub enum AwaleError {
     /// A tournament that cannot be set up, resumed or rated.
     #[error("tournament: {0}")]
     Tournament(String),
+    /// An endgame table that cannot be built, opened or probed (a corrupt or foreign file, a
+    /// position it does not cover).
+    #[error("tablebase: {0}")]
+    Tablebase(String),
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     Io {

@@ -44,8 +44,10 @@ pub mod az;
 pub mod batch;
 pub mod bench;
 pub mod elo;
+pub mod endgame;
 pub mod notation;
 pub mod perft;
+pub mod tablebase;
 pub mod tournament;
 
 /// The AlphaZero-family self-play trainer and the `nn` agent (cargo feature `train`).

@@ -446,3 +446,142 @@ fn tournament_runs_in_parts_and_resumes() {
     assert_eq!(lines.lines().count(), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A game of random moves under `rules` to its end, as a record.
+fn random_record(rules: &str, seed: u64) -> GameRecord {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut game = awale::Game::new(rules.parse().unwrap());
+    while !game.is_over() {
+        let legal = game.state().legal_moves(game.rules());
+        game.apply(legal[rng.random_range(0..legal.len())]).unwrap();
+    }
+    GameRecord::from_game(&game)
+}
+
+#[test]
+fn tablebase_build_probe_analyze_and_the_perfect_agent() {
+    let dir = std::env::temp_dir().join(format!("awale-cli-tb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = awale(
+        &[
+            "tablebase",
+            "build",
+            "--max-seeds",
+            "12",
+            "--threads",
+            "2",
+            "--out",
+            d,
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("built 2704156 positions"), "{out}");
+    assert!(out.contains("   12       1352078"), "{out}");
+    assert!(dir.join("abapa-12.awtb").exists());
+
+    // Probe: South E = 1, F = 1; North a = 1, b = 1.
+    let o = awale(
+        &[
+            "tablebase",
+            "probe",
+            "--dir",
+            d,
+            "abapa 0,0,0,0,1,1/1,1,0,0,0,0 22,22 0",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("value:") && out.contains("of the 4 seeds"),
+        "{out}"
+    );
+    assert!(out.contains("best"), "{out}");
+    let o = awale(&["tablebase", "probe", "--dir", d, "abapa"], "");
+    assert_fails(&o, "the board holds 48 seeds");
+    let o = awale(&["tablebase", "probe", "--dir", d, "oware2"], "");
+    assert_fails(&o, "single-sowing");
+
+    // Analyze a game played to its end without the threshold (the same tables).
+    let record = random_record("abapa:win=none", 11);
+    let path = dir.join("game.txt");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let o = awale(&["analyze", "--dir", d, path.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("moves in the table"), "{out}");
+    let o = awale(
+        &[
+            "analyze",
+            "--dir",
+            d,
+            dir.join("none.txt").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_fails(&o, "none.txt");
+
+    // The yardstick and the agents that use the table.
+    let o = awale(
+        &[
+            "tablebase",
+            "accuracy",
+            "--dir",
+            d,
+            "--max-seeds",
+            "8",
+            "--positions",
+            "40",
+            "--agents",
+            &format!("random,perfect:dir={d},alphabeta:depth=2,tb={d}"),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let perfect = out.lines().find(|l| l.starts_with("perfect")).unwrap();
+    assert!(
+        perfect.contains("100.0%") && perfect.ends_with("0.000"),
+        "{out}"
+    );
+    let o = awale(
+        &[
+            "tournament",
+            "--agents",
+            &format!("perfect:dir={d},fallback_depth=2 random"),
+            "--games",
+            "4",
+            "--no-progress",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = awale(
+        &[
+            "tournament",
+            "--agents",
+            &format!("perfect:dir={d} random"),
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("fallback_depth"), "{}", stderr(&o));
+    let o = awale(
+        &[
+            "tournament",
+            "--agents",
+            "perfect:dir=/nonexistent random",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert_fails(&o, "missing");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -19,6 +19,7 @@ __all__ = [
     "State",
     "Game",
     "Batch",
+    "Tablebase",
     "AwaleError",
     "RulesError",
     "IllegalActionError",
@@ -410,3 +411,48 @@ class Batch:
     def seed(self) -> int: ...
     @property
     def threads(self) -> int: ...
+
+@final
+class Tablebase:
+    """An endgame table: for every position with at most ``max_seeds`` seeds on the board, the
+    seeds the player to move gets under perfect play (``awale tablebase build`` writes them).
+
+    Args:
+        dir: the folder holding the layer files (default ``tablebases``).
+        rules: a spec or ``Rules`` of a 2-player single-sowing game (default abapa).
+        max_seeds: open layers ``0..=max_seeds`` (default: every layer found).
+
+    A corrupt, truncated or foreign file raises ``ConfigError`` (a ``ValueError``).
+    """
+
+    def __new__(
+        cls,
+        dir: str = "tablebases",
+        rules: Optional[_RulesArg] = None,
+        max_seeds: Optional[int] = None,
+    ) -> Tablebase: ...
+    @staticmethod
+    def build(
+        rules: Optional[_RulesArg] = None,
+        max_seeds: int = 12,
+        threads: int = 0,
+        out: Optional[str] = None,
+    ) -> Tablebase:
+        """Builds the table (GIL released) and saves it into ``out`` when given."""
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def max_seeds(self) -> int: ...
+    def value(self, position: Union[State, str]) -> Optional[int]:
+        """Seeds the mover gets under perfect play; None when over or outside the table."""
+    def probe(self, position: Union[State, str]) -> dict[str, Any]:
+        """``{"seeds", "value", "cycle", "moves": {house: value}, "best_moves": [...]}``."""
+    def endgame_positions(
+        self, count: int = 1000, seed: int = 1, max_seeds: Optional[int] = None
+    ) -> list[State]:
+        """A fixed, seeded set of positions with few seeds from games between built-in agents."""
+    def accuracy(
+        self, choose: Callable[[State], int], positions: Sequence[Union[State, str]]
+    ) -> dict[str, Any]:
+        """``{"positions", "optimal", "optimal_share", "mean_loss"}`` of ``choose`` on ``positions``."""
+    def __repr__(self) -> str: ...

@@ -20,6 +20,9 @@
 //! - **Limits**: `depth` always; `nodes` and `time_ms` stop the search between nodes, and the
 //!   move of the last completed iteration is played (depth 1 always completes). Node limits are
 //!   reproducible, time limits are not.
+//! - **Endgame tables** (optional, [`AlphaBeta::with_tablebase`], spec option `tb=DIR`): a
+//!   position the table covers is scored as the end it leads to under perfect play, exactly
+//!   (the table sets the game's history aside, see [`crate::tablebase`]).
 //! - **Games**: 2 players (any 2-player preset, relay sowing included: a player who cannot move
 //!   is skipped and the same player moves again, which the search follows).
 //!
@@ -35,6 +38,7 @@
 //! assert!(r.value > 0);
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::eval::Evaluator;
@@ -42,6 +46,7 @@ use super::{no_move, Agent, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::{CycleRule, Rules, MAX_PITS};
 use crate::state::{PositionKey, State, Status};
+use crate::tablebase::Tablebase;
 
 /// The value of a won end, before the distance and margin adjustments.
 pub const WIN: i32 = 1_000_000;
@@ -135,6 +140,8 @@ pub struct AlphaBeta {
     stop: bool,
     can_stop: bool,
     horizon_hit: bool,
+    /// Endgame tables probed at positions they cover (exact leaves), if any.
+    tablebase: Option<Arc<Tablebase>>,
 }
 
 impl AlphaBeta {
@@ -163,7 +170,22 @@ impl AlphaBeta {
             stop: false,
             can_stop: false,
             horizon_hit: false,
+            tablebase: None,
         }
+    }
+
+    /// Probes `table` at every position it covers: their values are exact (the seeds each
+    /// side ends with under perfect play), so the search stops there. Refused when the table
+    /// was built for other rules of play than `rules`.
+    pub fn with_tablebase(mut self, table: Arc<Tablebase>, rules: &Rules) -> Result<AlphaBeta> {
+        if !table.covers(rules) {
+            return Err(AwaleError::Tablebase(format!(
+                "the table was built for '{}', not for '{rules}'",
+                table.rules()
+            )));
+        }
+        self.tablebase = Some(table);
+        Ok(self)
     }
 
     /// Checks that the search can play `rules` (2 players).
@@ -426,6 +448,9 @@ impl AlphaBeta {
         if s.is_over() {
             return self.terminal(s, ply);
         }
+        if let Some(v) = self.table_value(s, ply) {
+            return v;
+        }
         if depth <= 0 || ply >= MAX_PLY - 1 {
             self.horizon_hit = true;
             return self.cfg.eval.evaluate(rules, s);
@@ -508,6 +533,22 @@ impl AlphaBeta {
         };
         self.store_key(key, depth, best, flag, best_move, ply);
         best
+    }
+
+    /// The exact value of `s` from the endgame table, scored as the end it leads to, when the
+    /// table covers it.
+    #[inline]
+    fn table_value(&self, s: &State, ply: usize) -> Option<i32> {
+        let table = self.tablebase.as_ref()?;
+        let v = table.value(s)? as i32;
+        let me = s.to_move();
+        let n = s.board_seeds(table.rules()) as i32;
+        let diff = s.scores()[me] as i32 + v - (s.scores()[1 - me] as i32 + n - v);
+        Some(match diff.signum() {
+            1 => WIN - PLY_COST * ply as i32 + diff,
+            -1 => -WIN + PLY_COST * ply as i32 + diff,
+            _ => 0,
+        })
     }
 
     /// The value of a finished position for its player to move.

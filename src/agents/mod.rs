@@ -34,6 +34,7 @@ pub mod alphabeta;
 pub mod eval;
 pub mod greedy;
 pub mod mcts;
+pub mod perfect;
 pub mod random;
 pub mod spec;
 
@@ -41,6 +42,7 @@ pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use eval::{outcome, Evaluator};
 pub use greedy::GreedyAgent;
 pub use mcts::{Mcts, MctsConfig, MctsResult};
+pub use perfect::PerfectAgent;
 pub use random::RandomAgent;
 pub use spec::{build_agent, parse_agent_list, AgentSpec, Registry};
 

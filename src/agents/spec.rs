@@ -9,7 +9,8 @@
 //! |------|---------|
 //! | `random` | - |
 //! | `greedy` | - |
-//! | `alphabeta` | `depth` (6), `nodes` (0 = none), `time_ms` (0 = none), `tt_mb` (16), `eval` (`strategic` or `material`), `w_store`, `w_board`, `w_mobility`, `w_grenier`, `w_threat` |
+//! | `alphabeta` | `depth` (6), `nodes` (0 = none), `time_ms` (0 = none), `tt_mb` (16), `eval` (`strategic` or `material`), `w_store`, `w_board`, `w_mobility`, `w_grenier`, `w_threat`, `tb` (a folder of endgame tables to probe; off by default) |
+//! | `perfect` | `dir` (`tablebases`), `fallback_depth` (0: refuse positions outside the table) |
 //! | `mcts` | `sims` (1000), `time_ms` (0 = none), `c` (1.4), `playout_plies` (300) |
 //! | `nn` | `path` (a checkpoint of `awale train`, required), `sims` (64), `search` (`gumbel` or `puct`); cargo feature `train` |
 //!
@@ -38,10 +39,13 @@ use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::eval::Evaluator;
 use super::greedy::GreedyAgent;
 use super::mcts::{Mcts, MctsConfig};
+use super::perfect::PerfectAgent;
 use super::random::RandomAgent;
 use super::{Agent, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
+use crate::tablebase::Tablebase;
+use std::path::Path;
 
 /// A parsed agent spec: a kind and its options, in the order written.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -319,8 +323,18 @@ impl Registry {
                 ("w_mobility", "weight per non-empty house of difference"),
                 ("w_grenier", "weight per grenier in reach"),
                 ("w_threat", "weight per seed of the best direct threat"),
+                ("tb", "folder of endgame tables to probe at positions they cover (default: none)"),
             ],
             Arc::new(build_alphabeta),
+        );
+        r.register(
+            "perfect",
+            "the endgame table's best moves, ties at random (2-player single sowing; `awale tablebase build`)",
+            &[
+                ("dir", "folder of the tables (default tablebases)"),
+                ("fallback_depth", "alpha-beta depth outside the table, 0 = refuse (default 0)"),
+            ],
+            Arc::new(build_perfect),
         );
         r.register(
             "mcts",
@@ -511,7 +525,28 @@ fn build_alphabeta(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
         tt_mb: tt_mb as usize,
         eval,
     };
-    Ok(Box::new(AlphaBeta::new(cfg).with_name(spec.display_name())))
+    let mut agent = AlphaBeta::new(cfg).with_name(spec.display_name());
+    if let Some(dir) = spec.get("tb") {
+        let table = Tablebase::open_shared(Path::new(dir), rules)
+            .map_err(|e| spec.error(format!("tb: {e}")))?;
+        agent = agent
+            .with_tablebase(table, rules)
+            .map_err(|e| spec.error(format!("tb: {e}")))?;
+    }
+    Ok(Box::new(agent))
+}
+
+fn build_perfect(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
+    let dir = spec.get("dir").unwrap_or(crate::tablebase::DEFAULT_DIR);
+    let table =
+        Tablebase::open_shared(Path::new(dir), rules).map_err(|e| spec.error(e.to_string()))?;
+    let depth = spec.u64_or("fallback_depth", 0)?;
+    if depth > 64 {
+        return Err(spec.error(format!("fallback_depth: {depth} is more than 64")));
+    }
+    let agent = PerfectAgent::new(table, rules, depth as u32, spec.u64_or("seed", 0)?)
+        .map_err(|e| spec.error(e.to_string()))?;
+    Ok(Box::new(agent))
 }
 
 fn build_mcts(spec: &AgentSpec, _rules: &Rules) -> Result<Box<dyn Agent>> {

@@ -148,36 +148,14 @@ pub struct Checkpoint {
     pub extra: String,
 }
 
-/// CRC-32 (IEEE 802.3, reflected, as zlib's `crc32`).
+/// CRC-32 (IEEE 802.3, reflected, as zlib's `crc32`), by `crc32fast` (the checksum of the
+/// endgame tables too).
 ///
 /// ```
-/// assert_eq!(awale::train::checkpoint::crc32(b"123456789"), 0xcbf4_3926);
+/// assert_eq!(awale::az::checkpoint::crc32(b"123456789"), 0xcbf4_3926);
 /// ```
 pub fn crc32(bytes: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut t = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            t[i] = c;
-            i += 1;
-        }
-        t
-    };
-    let mut c = !0u32;
-    for &b in bytes {
-        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
-    }
-    !c
+    crc32fast::hash(bytes)
 }
 
 impl Checkpoint {

@@ -2,7 +2,7 @@
 //! `[training]`, `[eval]` and `[checkpoint]`, every key optional (defaults suit 2 CPU cores).
 //!
 //! ```
-//! use awale::train::TrainConfig;
+//! use awale::az::TrainConfig;
 //! let cfg = TrainConfig::from_toml_str(r#"
 //!     name = "demo"
 //!     rules = "abapa"
@@ -318,7 +318,7 @@ impl TrainConfig {
     /// command-line overrides.
     ///
     /// ```
-    /// use awale::train::TrainConfig;
+    /// use awale::az::TrainConfig;
     /// let mut cfg = TrainConfig::default();
     /// cfg.set("training.iterations=3").unwrap();
     /// cfg.set("search.kind=puct").unwrap();

@@ -30,7 +30,9 @@
 //! let net = Rightmost(rules);
 //! let mut eval = NetworkEvaluator::new(&net);
 //! let mut out = Vec::new();
-//! eval.evaluate(&[State::initial(&rules, 1)], &mut out);
+//! let mut s = State::initial(&rules, 0);
+//! s.apply(&rules, 2).unwrap(); // now player 1 moves
+//! eval.evaluate(&[s], &mut out);
 //! assert_eq!(out[0].logits[5], 5.0);
 //! assert_eq!((out[0].values[1], out[0].values[0]), (0.1, -0.1)); // player 1 to move
 //! ```

@@ -624,7 +624,7 @@ pub fn completed_sigma(
 /// [`completed_sigma`]).
 ///
 /// ```
-/// use awale::train::search::gumbel_improved_policy;
+/// use awale::az::search::gumbel_improved_policy;
 /// // Two actions, equal logits, only action 0 visited once with q = 1, network value 0:
 /// // v_mix = (0 + 1·1)/2 = 0.5 completes action 1; min-max gives q̂ = (1, 0);
 /// // σ = (50 + 1)·0.1·q̂ = (5.1, 0); π' = softmax(5.1, 0).
@@ -656,7 +656,7 @@ pub fn gumbel_improved_policy(
 /// visits the best-scoring action whose visit count equals entry `k`.
 ///
 /// ```
-/// use awale::train::search::considered_visit_sequence;
+/// use awale::az::search::considered_visit_sequence;
 /// assert_eq!(considered_visit_sequence(4, 8), [0, 0, 0, 0, 1, 1, 2, 2]);
 /// assert_eq!(considered_visit_sequence(1, 3), [0, 1, 2]);
 /// ```

@@ -7,6 +7,7 @@ mod perft;
 mod play;
 mod rules;
 mod show;
+mod tablebase;
 mod tournament;
 #[cfg(feature = "train")]
 mod train;
@@ -45,6 +46,10 @@ pub enum Command {
     Bench(bench::Args),
     /// Run a round-robin or gauntlet tournament between agents and rate them (Elo).
     Tournament(tournament::Args),
+    /// Endgame tables: build them (retrograde analysis) and probe positions (perfect play).
+    Tablebase(tablebase::Args),
+    /// Score each move of a game record that the endgame table covers against perfect play.
+    Analyze(tablebase::AnalyzeArgs),
     /// Train a policy/value network by self-play (AlphaZero family), then evaluate it.
     #[cfg(feature = "train")]
     Train(train::Args),
@@ -59,6 +64,8 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Tournament(a) => tournament::run(a),
+        Command::Tablebase(a) => tablebase::run(a),
+        Command::Analyze(a) => tablebase::analyze(a),
         #[cfg(feature = "train")]
         Command::Train(a) => train::run(a),
     }

@@ -21,6 +21,7 @@
 mod batch;
 mod cli;
 mod game;
+mod tablebase;
 mod tournament;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -172,6 +173,7 @@ pub(crate) fn value_error(e: AwaleError) -> PyErr {
                 vec![("agent", text(agent)), ("reason", text(reason))],
             ),
             AwaleError::Tournament(_) => (x::TournamentError::new_err(message), vec![]),
+            AwaleError::Tablebase(_) => (x::ConfigError::new_err(message), vec![]),
             AwaleError::Io { path, reason } => (
                 x::AwaleError::new_err(message),
                 vec![("path", text(path)), ("reason", text(reason))],
@@ -409,6 +411,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyState>()?;
     m.add_class::<game::PyGame>()?;
     m.add_class::<batch::PyBatch>()?;
+    m.add_class::<tablebase::PyTablebase>()?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;

@@ -3,7 +3,7 @@
 //! [`NnAgent`], an [`Agent`] that searches with the network (`nn:path=run/checkpoint.ckpt,sims=64`).
 //!
 //! ```no_run
-//! //! use awale::tournament::Entrant;
+//! use awale::tournament::Entrant;
 //! use awale::Rules;
 //! // `nn` is added to the built-in agents by `awale::train::registry()` (or `register_agents`).
 //! let rules = Rules::abapa();

@@ -1,0 +1,109 @@
+//! The perfect agent: plays the endgame table's best moves (ties broken at random by its
+//! seed). Outside the table it refuses with a clear error, or hands the turn to alpha-beta when
+//! given a fallback depth.
+
+use std::sync::Arc;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::{random_bit, Agent, Turn};
+use crate::error::{AwaleError, Result};
+use crate::rules::Rules;
+use crate::tablebase::Tablebase;
+
+/// Plays perfectly wherever its table covers the position.
+///
+/// ```
+/// use std::sync::Arc;
+/// use awale::agents::{Agent, PerfectAgent, Turn};
+/// use awale::tablebase::Tablebase;
+/// use awale::{Rules, State};
+/// let rules = Rules::abapa();
+/// let table = Arc::new(Tablebase::build(&rules, 4, 1, &|_| {}).unwrap());
+/// let mut agent = PerfectAgent::new(table.clone(), &rules, 0, 1).unwrap();
+/// let s = State::from_parts(&rules, &[0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0], &[22, 22], 0, 0)
+///     .unwrap();
+/// let best = table.probe(&s).unwrap().best_moves();
+/// assert!(best.contains(&agent.select(&Turn::new(&rules, &s)).unwrap()));
+/// let start = State::initial(&rules, 0);
+/// assert!(agent.select(&Turn::new(&rules, &start)).is_err()); // 48 seeds: outside the table
+/// ```
+#[derive(Debug, Clone)]
+pub struct PerfectAgent {
+    table: Arc<Tablebase>,
+    rng: ChaCha8Rng,
+    fallback: Option<AlphaBeta>,
+}
+
+impl PerfectAgent {
+    /// A perfect agent on `table` for games under `rules`, seeded with `seed`; outside the table
+    /// it searches with alpha-beta to `fallback_depth` plies (probing the table at its leaves),
+    /// or refuses when `fallback_depth` is 0.
+    pub fn new(
+        table: Arc<Tablebase>,
+        rules: &Rules,
+        fallback_depth: u32,
+        seed: u64,
+    ) -> Result<PerfectAgent> {
+        let fallback = if fallback_depth == 0 {
+            None
+        } else {
+            Some(
+                AlphaBeta::new(AlphaBetaConfig {
+                    depth: fallback_depth,
+                    ..Default::default()
+                })
+                .with_tablebase(table.clone(), rules)?,
+            )
+        };
+        if !table.covers(rules) {
+            return Err(AwaleError::Tablebase(format!(
+                "the table was built for '{}', not for '{rules}'",
+                table.rules()
+            )));
+        }
+        Ok(PerfectAgent {
+            table,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            fallback,
+        })
+    }
+}
+
+impl Agent for PerfectAgent {
+    fn name(&self) -> String {
+        "perfect".into()
+    }
+
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+        let seeds = turn.state.board_seeds(turn.rules) as usize;
+        if seeds <= self.table.max_seeds() {
+            let probe = self.table.probe(turn.state)?;
+            let mask = probe
+                .best_moves()
+                .iter()
+                .fold(0u16, |m, &house| m | 1 << house);
+            return Ok(random_bit(&mut self.rng, mask));
+        }
+        match &mut self.fallback {
+            Some(ab) => ab.select(turn),
+            None => Err(AwaleError::AgentFailed {
+                agent: self.name(),
+                reason: format!(
+                    "the board holds {seeds} seeds and the table covers at most {}; give \
+                     fallback_depth=N to search with alpha-beta outside it",
+                    self.table.max_seeds()
+                ),
+            }),
+        }
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        if let Some(ab) = &mut self.fallback {
+            ab.reset(seed);
+        }
+    }
+}

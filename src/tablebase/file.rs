@@ -1,0 +1,168 @@
+//! The file of one layer: a header naming the format, its version, the rules of play and the
+//! seed count, a CRC-32 of the values, then one byte per board. Opened by memory map; a file
+//! that is truncated, corrupt, of another version or built for other rules is refused.
+//!
+//! Layout (little-endian):
+//!
+//! | bytes | field |
+//! |-------|-------|
+//! | 8 | magic `AWALETB\0` |
+//! | 4 | format version ([`VERSION`]) |
+//! | 4 | seeds on the board (the layer) |
+//! | 4 | pits |
+//! | 4 | CRC-32 of the values |
+//! | 8 | number of boards |
+//! | 4 | length `L` of the rules spec |
+//! | L | the rules of play, as a spec (`abapa:win=none`) |
+//! | … | one byte per board: the seeds the mover gets under perfect play (bits 0–6), and bit 7 set when the cycle rule decided it |
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::error::{AwaleError, Result};
+
+/// The first bytes of every layer file.
+pub const MAGIC: &[u8; 8] = b"AWALETB\0";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// The values of one layer: in memory after a build, or mapped from its file.
+pub(crate) enum Values {
+    Owned(Vec<u8>),
+    Mapped { map: Mmap, offset: usize },
+}
+
+impl Values {
+    #[inline]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Values::Owned(v) => v,
+            Values::Mapped { map, offset } => &map[*offset..],
+        }
+    }
+}
+
+fn io_error(path: &Path, e: impl std::fmt::Display) -> AwaleError {
+    AwaleError::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+fn refuse(path: &Path, reason: impl Into<String>) -> AwaleError {
+    AwaleError::Tablebase(format!("{}: {}", path.display(), reason.into()))
+}
+
+/// The path of layer `seeds`'s file for rules named `name` in `dir`.
+pub(crate) fn layer_path(dir: &Path, name: &str, seeds: usize) -> PathBuf {
+    dir.join(format!("{name}-{seeds:02}.awtb"))
+}
+
+/// Writes one layer (to a temporary name, then renamed: a crash never leaves half a file
+/// under the real name).
+pub(crate) fn write_layer(
+    path: &Path,
+    spec: &str,
+    seeds: usize,
+    pits: usize,
+    values: &[u8],
+) -> Result<()> {
+    let mut header = Vec::with_capacity(40 + spec.len());
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&VERSION.to_le_bytes());
+    header.extend_from_slice(&(seeds as u32).to_le_bytes());
+    header.extend_from_slice(&(pits as u32).to_le_bytes());
+    header.extend_from_slice(&crc32fast::hash(values).to_le_bytes());
+    header.extend_from_slice(&(values.len() as u64).to_le_bytes());
+    header.extend_from_slice(&(spec.len() as u32).to_le_bytes());
+    header.extend_from_slice(spec.as_bytes());
+    let tmp = path.with_extension("awtb.tmp");
+    let write = || -> std::io::Result<()> {
+        let mut f = std::io::BufWriter::new(File::create(&tmp)?);
+        f.write_all(&header)?;
+        f.write_all(values)?;
+        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| io_error(path, e))
+}
+
+/// Opens and checks one layer file: the format, the version, the rules, the seed count, the
+/// size and the checksum, and that no value exceeds the seeds.
+pub(crate) fn read_layer(
+    path: &Path,
+    spec: &str,
+    seeds: usize,
+    pits: usize,
+    count: u64,
+) -> Result<Values> {
+    let file = File::open(path).map_err(|e| io_error(path, e))?;
+    // SAFETY: the map is read-only; a file changed under it by another process could change
+    // the values read, never memory safety of this process beyond those bytes (we only read u8s).
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| io_error(path, e))?;
+    let b: &[u8] = &map;
+    if b.len() < 8 || &b[..8] != MAGIC {
+        return Err(refuse(path, "not an awale tablebase file (bad magic)"));
+    }
+    if b.len() < 36 {
+        return Err(refuse(path, "truncated header"));
+    }
+    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let version = u32_at(8);
+    if version != VERSION {
+        return Err(refuse(
+            path,
+            format!("format version {version}; this build reads version {VERSION}: rebuild it"),
+        ));
+    }
+    let (file_seeds, file_pits, crc) = (u32_at(12), u32_at(16), u32_at(20));
+    let file_count = u64::from_le_bytes(b[24..32].try_into().unwrap());
+    let spec_len = u32_at(32) as usize;
+    let offset = 36 + spec_len;
+    if b.len() < offset {
+        return Err(refuse(path, "truncated header"));
+    }
+    let file_spec = std::str::from_utf8(&b[36..offset])
+        .map_err(|_| refuse(path, "the rules in the header are not text"))?;
+    if file_spec != spec {
+        return Err(refuse(
+            path,
+            format!("built for the rules '{file_spec}', not '{spec}'"),
+        ));
+    }
+    if file_seeds as usize != seeds || file_pits as usize != pits || file_count != count {
+        return Err(refuse(
+            path,
+            format!(
+                "holds {file_count} boards of {file_seeds} seeds in {file_pits} pits; expected \
+                 {count} boards of {seeds} seeds in {pits} pits"
+            ),
+        ));
+    }
+    let values = &b[offset..];
+    if values.len() as u64 != count {
+        return Err(refuse(
+            path,
+            format!(
+                "{} value bytes where {count} are expected (truncated or padded)",
+                values.len()
+            ),
+        ));
+    }
+    if crc32fast::hash(values) != crc {
+        return Err(refuse(path, "checksum mismatch: the file is corrupt"));
+    }
+    if let Some(i) = values.iter().position(|&v| (v & 0x7f) as usize > seeds) {
+        return Err(refuse(
+            path,
+            format!(
+                "board {i} has value {} above its {seeds} seeds",
+                values[i] & 0x7f
+            ),
+        ));
+    }
+    Ok(Values::Mapped { map, offset })
+}
