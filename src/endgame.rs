@@ -3,7 +3,9 @@
 //! [`endgame_positions`] draws a fixed, seeded set of positions with at most `N` seeds on the
 //! board from real games between built-in agents; [`endgame_accuracy`] asks a chooser (an
 //! [`Agent`], a network, a Python callable) for a move in each and scores it against the
-//! endgame table: the share of optimal moves and the mean seeds lost per move.
+//! endgame table: the share of optimal moves, the mean seeds lost per move, and the share of
+//! moves that keep the game's result (a search that only plays to win may give up seeds that
+//! do not change the result).
 //!
 //! ```
 //! use awale::agents::build_agent;
@@ -96,6 +98,9 @@ pub struct EndgameScore {
     pub optimal: usize,
     /// Seeds lost against perfect play, over every position.
     pub seeds_lost: u64,
+    /// Moves that keep the game's result under perfect play (win, draw or loss, from the
+    /// stores and the value), whether or not they keep every seed.
+    pub result_kept: usize,
 }
 
 impl EndgameScore {
@@ -107,6 +112,11 @@ impl EndgameScore {
     /// Mean seeds lost per move against perfect play.
     pub fn mean_loss(&self) -> f64 {
         self.seeds_lost as f64 / self.positions.max(1) as f64
+    }
+
+    /// The share of moves that keep the game's result (0 to 1).
+    pub fn result_share(&self) -> f64 {
+        self.result_kept as f64 / self.positions.max(1) as f64
     }
 }
 
@@ -139,9 +149,17 @@ pub fn endgame_accuracy_of(
             house,
             reason: "not a legal move of the endgame position",
         })?;
+        let me = s.to_move();
+        let result = |value: u8| {
+            let mine = i32::from(s.scores()[me]) + i32::from(value);
+            let theirs = i32::from(s.scores()[1 - me]) + i32::from(probe.seeds - value);
+            mine.cmp(&theirs)
+        };
         score.positions += 1;
         score.optimal += usize::from(loss == 0);
         score.seeds_lost += loss as u64;
+        score.result_kept +=
+            usize::from(result(probe.best_value() - loss) == result(probe.best_value()));
     }
     Ok(score)
 }

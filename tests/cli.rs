@@ -556,10 +556,32 @@ fn tablebase_build_probe_analyze_and_the_perfect_agent() {
             "--games",
             "4",
             "--no-progress",
+            "--endgame",
+            d,
+            "--endgame-positions",
+            "20",
         ],
         "",
     );
     assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("endgame accuracy (20 positions with at most 12 seeds"),
+        "{out}"
+    );
+    let line = out.lines().find(|l| l.starts_with("perfect:")).unwrap();
+    assert!(line.contains("100.0%"), "{out}");
+    let o = awale(
+        &[
+            "tournament",
+            "--agents",
+            "random greedy",
+            "--endgame",
+            "/nonexistent",
+        ],
+        "",
+    );
+    assert_fails(&o, "missing");
     let o = awale(
         &[
             "tournament",

@@ -5,6 +5,7 @@ with the engine's message and the error's fields as attributes (None where the e
 such field); arguments of the wrong type raise ``TypeError``.
 """
 
+import os
 from typing import Any, Callable, Literal, Optional, Sequence, SupportsIndex, Tuple, Union, final
 
 import numpy as np
@@ -418,7 +419,7 @@ class Tablebase:
     seeds the player to move gets under perfect play (``awale tablebase build`` writes them).
 
     Args:
-        dir: the folder holding the layer files (default ``tablebases``).
+        dir: the folder holding the layer files (None: ``tablebases``).
         rules: a spec or ``Rules`` of a 2-player single-sowing game (default abapa).
         max_seeds: open layers ``0..=max_seeds`` (default: every layer found).
 
@@ -427,7 +428,7 @@ class Tablebase:
 
     def __new__(
         cls,
-        dir: str = "tablebases",
+        dir: Union[str, os.PathLike[str], None] = None,
         rules: Optional[_RulesArg] = None,
         max_seeds: Optional[int] = None,
     ) -> Tablebase: ...
@@ -436,7 +437,7 @@ class Tablebase:
         rules: Optional[_RulesArg] = None,
         max_seeds: int = 12,
         threads: int = 0,
-        out: Optional[str] = None,
+        out: Union[str, os.PathLike[str], None] = None,
     ) -> Tablebase:
         """Builds the table (GIL released) and saves it into ``out`` when given."""
     @property
@@ -454,5 +455,5 @@ class Tablebase:
     def accuracy(
         self, choose: Callable[[State], int], positions: Sequence[Union[State, str]]
     ) -> dict[str, Any]:
-        """``{"positions", "optimal", "optimal_share", "mean_loss"}`` of ``choose`` on ``positions``."""
+        """``{"positions", "optimal", "optimal_share", "mean_loss", "result_share"}`` of ``choose``."""
     def __repr__(self) -> str: ...

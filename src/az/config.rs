@@ -161,6 +161,12 @@ pub struct EvalConfig {
     pub final_games: usize,
     /// Opponents of the final evaluation (empty = `opponents`).
     pub final_opponents: Vec<String>,
+    /// A folder of endgame tables (`awale tablebase build`) for the endgame accuracy of each
+    /// evaluation: the network's share of optimal moves and mean seeds lost on a fixed, seeded
+    /// set of positions the tables cover ("" = off).
+    pub endgame_tables: String,
+    /// Positions of the endgame accuracy.
+    pub endgame_positions: usize,
 }
 
 /// Checkpoints.
@@ -272,6 +278,8 @@ impl Default for EvalConfig {
             openings: 4,
             final_games: 0,
             final_opponents: Vec::new(),
+            endgame_tables: String::new(),
+            endgame_positions: 200,
         }
     }
 }
@@ -451,6 +459,16 @@ impl TrainConfig {
         for o in self.eval.opponents.iter().chain(&self.eval.final_opponents) {
             o.parse::<crate::agents::AgentSpec>()
                 .map_err(|e| TrainError::Config(format!("eval.opponents: {e}")))?;
+        }
+        if !self.eval.endgame_tables.is_empty() {
+            if self.eval.endgame_positions == 0 {
+                return bad("eval.endgame_positions must be at least 1".into());
+            }
+            crate::tablebase::Tablebase::open_shared(
+                std::path::Path::new(&self.eval.endgame_tables),
+                &rules,
+            )
+            .map_err(|e| TrainError::Config(format!("eval.endgame_tables: {e}")))?;
         }
         Ok(())
     }

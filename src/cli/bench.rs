@@ -39,6 +39,71 @@ enum Mode {
     /// Self-play of a training config (moves, network evaluations and positions per second,
     /// mean network batch) for each thread count.
     Selfplay(SelfplayArgs),
+    /// Endgame-table probes (`value` and full `probe`) per second on random positions.
+    Tablebase(TablebaseArgs),
+}
+
+/// Arguments of `awale bench tablebase`.
+#[derive(Debug, ClapArgs)]
+struct TablebaseArgs {
+    /// The rules of the tables.
+    #[arg(long, default_value = "abapa", value_name = "SPEC")]
+    rules: String,
+    /// Folder holding the tables (`awale tablebase build`).
+    #[arg(long, default_value = awale::tablebase::DEFAULT_DIR, value_name = "DIR")]
+    dir: std::path::PathBuf,
+    /// Number of random positions probed.
+    #[arg(long, default_value_t = 1_000_000)]
+    probes: usize,
+    /// Seed of the positions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Probes random positions of every layer of the tables (a seed count drawn uniformly, then a
+/// board of that count uniformly).
+fn run_tablebase(a: TablebaseArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use awale::tablebase::{LayerIndex, Tablebase};
+    use rand::{Rng, SeedableRng};
+    let rules: awale::Rules = a.rules.parse()?;
+    let table = Tablebase::open(&a.dir, &rules, None)?;
+    let play = *table.rules();
+    let indexes: Vec<LayerIndex> = (0..=table.max_seeds())
+        .map(|n| LayerIndex::new(play.pits(), n))
+        .collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(a.seed);
+    let mut states = Vec::with_capacity(a.probes);
+    while states.len() < a.probes {
+        let n = rng.random_range(1..=table.max_seeds());
+        let board = indexes[n].unrank(rng.random_range(0..indexes[n].count()));
+        let left = (play.total_seeds() as usize - n) as u8;
+        let s = awale::State::from_parts(&play, &board[..play.pits()], &[left, 0], 0, 0)?;
+        if !s.is_over() {
+            states.push(s);
+        }
+    }
+    let t = std::time::Instant::now();
+    let mut sum = 0u64;
+    for s in &states {
+        sum += table.value(s).unwrap_or(0) as u64;
+    }
+    let value_secs = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let mut moves = 0usize;
+    for s in &states {
+        moves += table.probe(s)?.moves.len();
+    }
+    let probe_secs = t.elapsed().as_secs_f64();
+    println!(
+        "{} random positions of 1 to {} seeds ({}): value {:.2} M/s, probe (value and every move) {:.2} M/s, {:.1} moves per position (checksum {sum})",
+        states.len(),
+        table.max_seeds(),
+        rules.base_name(),
+        states.len() as f64 / value_secs / 1e6,
+        states.len() as f64 / probe_secs / 1e6,
+        moves as f64 / states.len() as f64
+    );
+    Ok(())
 }
 
 /// Arguments of `awale bench selfplay`.
@@ -127,6 +192,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(Mode::Engine(a)) => run_engine(a),
         Some(Mode::Batch(a)) => run_batch(a),
         Some(Mode::Selfplay(a)) => run_selfplay(a),
+        Some(Mode::Tablebase(a)) => run_tablebase(a),
     }
 }
 

@@ -141,14 +141,18 @@ fn accuracy(args: AccuracyArgs) -> Result<(), Box<dyn std::error::Error>> {
     );
     let positions =
         awale::endgame::endgame_positions(&rules, args.max_seeds, args.positions, args.seed)?;
-    println!("{:<36}  {:>8}  {:>10}", "agent", "optimal", "seeds lost");
+    println!(
+        "{:<36}  {:>8}  {:>10}  {:>11}",
+        "agent", "optimal", "seeds lost", "result kept"
+    );
     for agent in &mut agents {
         let score = awale::endgame::endgame_accuracy(&table, &rules, &positions, agent.as_mut())?;
         println!(
-            "{:<36}  {:>7.1}%  {:>10.3}",
+            "{:<36}  {:>7.1}%  {:>10.3}  {:>10.1}%",
             agent.name(),
             100.0 * score.optimal_share(),
-            score.mean_loss()
+            score.mean_loss(),
+            100.0 * score.result_share()
         );
     }
     Ok(())

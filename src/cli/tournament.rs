@@ -76,6 +76,14 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Also score each agent's endgame play against the endgame tables in DIR (`awale
+    /// tablebase build`): the share of optimal moves and the seeds lost per move on a fixed,
+    /// seeded set of positions the tables cover.
+    #[arg(long, value_name = "DIR")]
+    pub endgame: Option<PathBuf>,
+    /// Positions of the endgame score (with --endgame).
+    #[arg(long, default_value_t = 200, value_name = "K", requires = "endgame")]
+    pub endgame_positions: usize,
 }
 
 fn after_help() -> String {
@@ -120,8 +128,42 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     cfg.anchor_rating = args.anchor_rating;
     cfg.out = args.out.clone();
     cfg.game_limit = args.limit;
+    // Open the tables first: a bad folder is refused before any game is played.
+    let endgame = match &args.endgame {
+        Some(dir) => Some(awale::tablebase::Tablebase::open_shared(dir, &rules)?),
+        None => None,
+    };
     let report = run_observed(&cfg, &entrants, &ProgressBar::new(!args.no_progress))?;
     print!("{}", report.table());
+    if let Some(table) = endgame {
+        let positions = awale::endgame::endgame_positions(
+            &rules,
+            table.max_seeds(),
+            args.endgame_positions,
+            args.seed,
+        )?;
+        println!(
+            "\nendgame accuracy ({} positions with at most {} seeds, seed {}):",
+            positions.len(),
+            table.max_seeds(),
+            args.seed
+        );
+        println!(
+            "{:<36}  {:>8}  {:>10}  {:>11}",
+            "agent", "optimal", "seeds lost", "result kept"
+        );
+        for e in &entrants {
+            let mut agent = e.make()?;
+            let score = awale::endgame::endgame_accuracy(&table, &rules, &positions, &mut agent)?;
+            println!(
+                "{:<36}  {:>7.1}%  {:>10.3}  {:>10.1}%",
+                e.name(),
+                100.0 * score.optimal_share(),
+                score.mean_loss(),
+                100.0 * score.result_share()
+            );
+        }
+    }
     if let Some(dir) = &args.out {
         println!(
             "\nresults in {} (games.jsonl, results.json, ratings.csv, crosstable.csv, los.csv, games.csv)",

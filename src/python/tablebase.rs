@@ -49,12 +49,13 @@ fn position_arg(table: &Tablebase, obj: &Bound<'_, PyAny>) -> PyResult<State> {
 
 #[pymethods]
 impl PyTablebase {
-    /// Opens the tables of `rules` saved in `dir` (every layer found, or `0..=max_seeds`).
+    /// Opens the tables of `rules` saved in `dir` (default `tablebases`; every layer found, or
+    /// `0..=max_seeds`).
     #[new]
-    #[pyo3(signature = (dir = PathBuf::from(DEFAULT_DIR), rules = None, max_seeds = None))]
+    #[pyo3(signature = (dir = None, rules = None, max_seeds = None))]
     fn new(
         py: Python<'_>,
-        dir: PathBuf,
+        dir: Option<PathBuf>,
         rules: Option<&Bound<'_, PyAny>>,
         max_seeds: Option<usize>,
     ) -> PyResult<PyTablebase> {
@@ -62,6 +63,7 @@ impl PyTablebase {
             Some(r) => rules_arg(r)?,
             None => Rules::abapa(),
         };
+        let dir = dir.unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
         let table = py
             .detach(|| Tablebase::open(&dir, &rules, max_seeds))
             .map_err(value_error)?;
@@ -173,7 +175,8 @@ impl PyTablebase {
     }
 
     /// The endgame accuracy of `choose(state) -> house` on `positions` (from
-    /// `endgame_positions`): `{"positions", "optimal", "optimal_share", "mean_loss"}`.
+    /// `endgame_positions`): `{"positions", "optimal", "optimal_share", "mean_loss",
+    /// "result_share"}`.
     fn accuracy<'py>(
         &self,
         py: Python<'py>,
@@ -229,6 +232,7 @@ impl PyTablebase {
         d.set_item("optimal", score.optimal)?;
         d.set_item("optimal_share", score.optimal_share())?;
         d.set_item("mean_loss", score.mean_loss())?;
+        d.set_item("result_share", score.result_share())?;
         Ok(d)
     }
 

@@ -308,7 +308,7 @@ impl Tablebase {
                     "{}: missing; build it with `awale tablebase build --rules {} --max-seeds {}{}`",
                     path.display(),
                     rules.base_name(),
-                    max_seeds.unwrap_or(n),
+                    max_seeds.unwrap_or(12),
                     if dir == Path::new(DEFAULT_DIR) {
                         String::new()
                     } else {

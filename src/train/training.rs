@@ -36,7 +36,9 @@ use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::{derive_seed, Agent};
 use crate::az::network::NetworkEvaluator;
 use crate::batch::ObsEncoding;
+use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::rules::Rules;
+use crate::tablebase::Tablebase;
 use crate::tournament::{self, Entrant, Format, GameResult, TournamentConfig};
 
 /// Mean losses and diagnostics of some gradient steps.
@@ -148,6 +150,25 @@ pub struct EvalReport {
     pub elo: Option<f64>,
     /// Seconds the evaluation took.
     pub secs: f64,
+    /// The endgame accuracy (`eval.endgame_tables`), when measured.
+    #[serde(default)]
+    pub endgame: Option<EndgameEval>,
+}
+
+/// The network's endgame accuracy against the tables ([`crate::endgame`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndgameEval {
+    /// Positions scored.
+    pub positions: usize,
+    /// Most seeds on their boards (the tables' limit).
+    pub max_seeds: usize,
+    /// Share of optimal moves (0 to 1).
+    pub optimal_share: f64,
+    /// Mean seeds lost per move against perfect play.
+    pub mean_loss: f64,
+    /// Share of moves that keep the game's result (0 to 1).
+    #[serde(default)]
+    pub result_share: f64,
 }
 
 impl EvalReport {
@@ -165,6 +186,17 @@ impl EvalReport {
             s.push_str(&format!(
                 "  vs {name:<24} score {:>5.1}%  (+{w} ={d} -{l})\n",
                 100.0 * score
+            ));
+        }
+        if let Some(e) = &self.endgame {
+            s.push_str(&format!(
+                "  endgame (<= {} seeds, {} positions): {:.1}% optimal, {:.3} seeds lost per move, \
+                 {:.1}% keep the result\n",
+                e.max_seeds,
+                e.positions,
+                100.0 * e.optimal_share,
+                e.mean_loss,
+                100.0 * e.result_share
             ));
         }
         s
@@ -475,6 +507,26 @@ pub fn evaluate_core(
         };
         fit.push(r.map(|r| (r, pts, g as f64)));
     }
+    let endgame = if cfg.eval.endgame_tables.is_empty() {
+        None
+    } else {
+        let table = Tablebase::open_shared(std::path::Path::new(&cfg.eval.endgame_tables), &rules)?;
+        let positions = endgame_positions(
+            &rules,
+            table.max_seeds(),
+            cfg.eval.endgame_positions,
+            derive_seed(cfg.seed, 0xe9d),
+        )?;
+        let mut agent = NnAgent::new(core.clone(), "network", sims, settings);
+        let score = endgame_accuracy(&table, &rules, &positions, &mut agent)?;
+        Some(EndgameEval {
+            positions: score.positions,
+            max_seeds: table.max_seeds(),
+            optimal_share: score.optimal_share(),
+            mean_loss: score.mean_loss(),
+            result_share: score.result_share(),
+        })
+    };
     Ok(EvalReport {
         iteration,
         games: tc.games,
@@ -484,6 +536,7 @@ pub fn evaluate_core(
             .collect::<Option<Vec<_>>>()
             .map(|f| elo_against(&f)),
         secs: t0.elapsed().as_secs_f64(),
+        endgame,
     })
 }
 
@@ -784,6 +837,11 @@ fn log_eval(log: &mut Logger, r: &EvalReport) {
         .collect();
     if let Some(e) = r.elo {
         tags.push(("eval/elo".into(), e));
+    }
+    if let Some(e) = &r.endgame {
+        tags.push(("eval/endgame_optimal".into(), e.optimal_share));
+        tags.push(("eval/endgame_seeds_lost".into(), e.mean_loss));
+        tags.push(("eval/endgame_result_kept".into(), e.result_share));
     }
     let refs: Vec<(&str, f64)> = tags.iter().map(|(t, v)| (t.as_str(), *v)).collect();
     log.scalars(r.iteration, &refs);

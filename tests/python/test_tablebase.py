@@ -66,10 +66,17 @@ def test_endgame_accuracy_of_a_callable(saved: str) -> None:
         return state.legal_moves()[0]
 
     best = table.accuracy(perfect, positions)
-    assert best == {"positions": 30, "optimal": 30, "optimal_share": 1.0, "mean_loss": 0.0}
+    assert best == {
+        "positions": 30,
+        "optimal": 30,
+        "optimal_share": 1.0,
+        "mean_loss": 0.0,
+        "result_share": 1.0,
+    }
     naive = table.accuracy(first_legal, positions)
     assert naive["positions"] == 30 and naive["optimal"] <= 30
     assert naive["mean_loss"] >= 0.0
+    assert naive["optimal_share"] <= naive["result_share"] <= 1.0
     with pytest.raises(TypeError, match="callable"):
         table.accuracy(3, positions)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="house"):
