@@ -20,6 +20,8 @@ mod move_notation;
 mod position;
 #[path = "../fuzz/targets/rules_spec.rs"]
 mod rules_spec;
+#[path = "../fuzz/targets/tablebase_file.rs"]
+mod tablebase_file;
 #[path = "../fuzz/targets/tournament_resume.rs"]
 mod tournament_resume;
 
@@ -155,6 +157,58 @@ fn write_checkpoint_seeds() {
     let mut short = vec![1u8];
     short.extend(checkpoint::payload_after_config(&empty));
     fs::write(dir.join("seed-no-games"), short).unwrap();
+}
+
+#[test]
+fn tablebase_file_corpus() {
+    replay("tablebase_file", 4, tablebase_file::run);
+}
+
+/// The table-file target reaches the reader's checks: the valid file opens; framed values open
+/// when in range and are refused when one exceeds the seeds.
+#[test]
+fn tablebase_file_target_reaches_the_checks() {
+    use awale::tablebase::Tablebase;
+    let file = tablebase_file::valid_file();
+    let mut raw = vec![0u8];
+    raw.extend(&file);
+    tablebase_file::run(&raw);
+    let dir = std::env::temp_dir().join(format!("awale-fuzz-tb-check-{}", std::process::id()));
+    Tablebase::build(&awale::Rules::abapa(), 2, 1, &|_| {})
+        .unwrap()
+        .save(&dir)
+        .unwrap();
+    let open = |bytes: &[u8]| {
+        fs::write(dir.join("abapa-02.awtb"), bytes).unwrap();
+        Tablebase::open(&dir, &awale::Rules::abapa(), Some(2)).map(|_| ())
+    };
+    assert!(open(&file).is_ok());
+    let values = &file[file.len() - 78..];
+    assert!(open(&tablebase_file::framed(values)).is_ok());
+    let mut bad = values.to_vec();
+    bad[5] = 3;
+    let e = open(&tablebase_file::framed(&bad)).unwrap_err().to_string();
+    assert!(e.contains("above its 2 seeds"), "{e}");
+    assert!(open(&file[..file.len() - 1]).is_err());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Writes the seed inputs of the table-file target into its corpus (run by hand:
+/// `cargo test --test fuzz_corpus -- --ignored write_tablebase_file_seeds`).
+#[test]
+#[ignore]
+fn write_tablebase_file_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/tablebase_file");
+    fs::create_dir_all(&dir).unwrap();
+    let file = tablebase_file::valid_file();
+    let values = file[file.len() - 78..].to_vec();
+    let with = |kind: u8, body: &[u8]| [&[kind][..], body].concat();
+    fs::write(dir.join("seed-file"), with(0, &file)).unwrap();
+    fs::write(dir.join("seed-values"), with(1, &values)).unwrap();
+    fs::write(dir.join("seed-truncated"), with(0, &file[..50])).unwrap();
+    let mut high = values.clone();
+    high[0] = 0x83;
+    fs::write(dir.join("seed-cycle-flag"), with(1, &high)).unwrap();
 }
 
 #[test]
