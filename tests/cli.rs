@@ -503,6 +503,23 @@ fn tablebase_build_probe_analyze_and_the_perfect_agent() {
     assert!(out.contains("best"), "{out}");
     let o = awale(&["tablebase", "probe", "--dir", d, "abapa"], "");
     assert_fails(&o, "the board holds 48 seeds");
+    // The same position at the terminal: `hint` adds the table's values.
+    let o = awale(
+        &[
+            "play",
+            "--tablebase",
+            d,
+            "--from",
+            "abapa 0,0,0,0,1,1/1,1,0,0,0,0 22,22 0",
+        ],
+        "hint\nquit\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("perfect play: ") && out.contains("of the 4 seeds on the board for you"),
+        "{out}"
+    );
     let o = awale(&["tablebase", "probe", "--dir", d, "oware2"], "");
     assert_fails(&o, "single-sowing");
 
@@ -605,5 +622,73 @@ fn tablebase_build_probe_analyze_and_the_perfect_agent() {
         "",
     );
     assert_fails(&o, "missing");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn play_against_agents_with_hint_undo_and_a_saved_record() {
+    let dir = std::env::temp_dir().join(format!("awale-cli-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join("game.txt");
+    // Undo before any move, a hint, two moves, an undo back to the first, then quit.
+    let o = awale(
+        &[
+            "play",
+            "--seed",
+            "3",
+            "--opponent",
+            "alphabeta:depth=2",
+            "--record",
+            record.to_str().unwrap(),
+        ],
+        "undo\nhint\nC\nB\nundo\nquit\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("against alphabeta:depth=2"), "{out}");
+    assert!(
+        out.contains("nothing to undo: you have not moved yet"),
+        "{out}"
+    );
+    assert!(
+        out.contains("hint: ") && out.contains("(alpha-beta depth 8: "),
+        "{out}"
+    );
+    assert!(out.contains("took back 2 moves"), "{out}");
+    let printed = printed_record(&out);
+    assert_eq!(printed.move_texts().len(), 2, "{out}"); // C and North's reply
+    assert_eq!(printed.move_texts()[0], "C");
+    assert_eq!(printed.tag("Opponents"), Some("alphabeta:depth=2"));
+    let saved: GameRecord = std::fs::read_to_string(&record).unwrap().parse().unwrap();
+    assert_eq!(saved, printed);
+
+    // Three players, one agent per other seat, and a hint by MCTS.
+    let o = awale(
+        &[
+            "play",
+            "--rules",
+            "oware3",
+            "--seat",
+            "1",
+            "--seed",
+            "2",
+            "--opponent",
+            "mcts:sims=50,random",
+        ],
+        "hint\nquit\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("against mcts:sims=50, random"), "{out}");
+    assert!(out.contains("(MCTS 2000 simulations: "), "{out}");
+
+    // Bad opponents are refused before the game starts.
+    let o = awale(&["play", "--opponent", "alphabeta:depht=3"], "");
+    assert_fails(&o, "unknown option 'depht'");
+    let o = awale(
+        &["play", "--rules", "oware4", "--opponent", "random,random"],
+        "",
+    );
+    assert_fails(&o, "one per seat (3 here)");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,11 +1,16 @@
-//! `awale play`: a person against random movers at the terminal (or through a pipe).
+//! `awale play`: a person against any agents at the terminal (or through a pipe), with undo,
+//! hints and the game record saved at the end.
 
 use std::io::{self, BufRead, Write};
 
-use rand::seq::IndexedRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use std::path::PathBuf;
 
+use rand::Rng;
+
+use awale::agents::alphabeta::WIN_BOUND;
+use awale::agents::{
+    derive_seed, parse_agent_list, Agent, AlphaBeta, AlphaBetaConfig, Mcts, MctsConfig, Turn,
+};
 use awale::notation::{
     format_move, house_range, parse_move, parse_position, player_name, render_board, result_text,
     GameRecord,
@@ -13,23 +18,31 @@ use awale::notation::{
 use awale::{Game, Rules};
 
 const AFTER_HELP: &str = "\
-Plays a game at the terminal against random movers: you take one seat, every other seat
-plays a uniformly random legal move. The board is shown before each of your moves; illegal
+Plays a game at the terminal: you take one seat, every other seat is played by an agent
+(--opponent; a random mover by default). The board is shown before each of your moves; illegal
 or unreadable input is explained and asked again. At the end the result and the game record
-are printed.
+are printed (and saved with --record).
 
 Examples:
-  awale play                                 you are South (A-F) against a random North
-  awale play --seat 1                        you are North (a-f) and move second
-  awale play --rules oware3 --seat 2         three-player Owaré, you are player 2
-  awale play --rules awale --seed 7          a reproducible game of the common Awalé rules
+  awale play                                   you are South (A-F) against a random North
+  awale play --opponent alphabeta:depth=8      against alpha-beta searching 8 plies
+  awale play --opponent perfect:fallback_depth=8 --tablebase tablebases
+  awale play --opponent nn:path=runs/abapa/checkpoint.ckpt,sims=128   (feature train)
+  awale play --seat 1 --opponent mcts:sims=2000   you are North (a-f) and move second
+  awale play --rules oware3 --seat 2 --opponent mcts:sims=500,random   one agent per seat
+  awale play --rules awale --seed 7 --record game.txt
   awale play --from 'abapa 0,0,0,0,1,2/3,0,0,0,0,0 20,22 0'
-  printf 'C\\nB\\nA\\n' | awale play --seed 1   moves read from a pipe
+  printf 'C\\nB\\nA\\n' | awale play --seed 1     moves read from a pipe
 
 At the prompt type a house: its letter (A-F for South, a-f for North, 2C or C for player 2 with
-3 or more players) or its number counted from 1 in your row (1 = A). `moves` lists the legal
-moves, `board` redraws the board, `quit` stops. When the input ends (Ctrl-D or the end of a
-pipe) the game stops and its record is printed.";
+3 or more players) or its number counted from 1 in your row (1 = A). Commands:
+  moves   the legal moves            board   redraw the board
+  hint    the move of the strongest built-in search (alpha-beta depth 8 with 2 players, MCTS
+          2,000 simulations otherwise) and its evaluation, and the endgame table's values
+          when --tablebase covers the position
+  undo    take back your last move (and the agents' replies)
+  quit    stop the game
+When the input ends (Ctrl-D or the end of a pipe) the game stops and its record is printed.";
 
 /// Arguments of `awale play`.
 #[derive(Debug, clap::Args)]
@@ -48,6 +61,116 @@ pub struct Args {
     /// start position; its rules replace --rules.
     #[arg(long, value_name = "POSITION", conflicts_with = "rules")]
     pub from: Option<String>,
+    /// The agents of the other seats: one spec for all (`alphabeta:depth=8`, `mcts:sims=2000`,
+    /// `perfect`, `nn:path=...`), or one per seat in seat order, comma separated.
+    #[arg(long, default_value = "random", value_name = "SPEC")]
+    pub opponent: String,
+    /// Save the game record (text) to this file at the end.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Endgame tables for `hint` (`awale tablebase build`); used when they cover the rules.
+    #[arg(long, value_name = "DIR")]
+    pub tablebase: Option<PathBuf>,
+}
+
+/// The agents of the seats other than `me` (None at `me`), built from `--opponent`.
+fn opponents(
+    text: &str,
+    rules: &Rules,
+    me: usize,
+    seed: u64,
+) -> Result<Vec<Option<Box<dyn Agent>>>, Box<dyn std::error::Error>> {
+    let specs = parse_agent_list(text)?;
+    let players = rules.players as usize;
+    if specs.len() != 1 && specs.len() != players - 1 {
+        return Err(format!(
+            "--opponent takes one agent for every other seat, or one per seat ({} here); got {}",
+            players - 1,
+            specs.len()
+        )
+        .into());
+    }
+    let registry = super::registry();
+    let mut seats: Vec<Option<Box<dyn Agent>>> = Vec::with_capacity(players);
+    let mut k = 0;
+    for seat in 0..players {
+        if seat == me {
+            seats.push(None);
+            continue;
+        }
+        let spec = &specs[k.min(specs.len() - 1)];
+        k += 1;
+        let mut agent = registry.build(spec, rules)?;
+        agent.reset(derive_seed(seed, seat as u64));
+        seats.push(Some(agent));
+    }
+    Ok(seats)
+}
+
+/// The `hint` text: the strongest built-in search's move and evaluation, and the table's
+/// values when it covers the position.
+fn hint(
+    game: &Game,
+    table: Option<&awale::tablebase::Tablebase>,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let rules = game.rules();
+    let me = game.to_move();
+    let turn = Turn::from_game(game);
+    let mut out = if rules.players == 2 {
+        let mut ab = AlphaBeta::new(AlphaBetaConfig {
+            depth: 8,
+            ..Default::default()
+        });
+        let r = ab.search(&turn)?;
+        let eval = if r.value > WIN_BOUND {
+            "a win by force".to_string()
+        } else if r.value < -WIN_BOUND {
+            "a loss against best play".to_string()
+        } else {
+            format!("{:+.2} seeds for you", r.value as f64 / 100.0)
+        };
+        format!(
+            "hint: {} (alpha-beta depth {}: {eval}, {} nodes)",
+            format_move(rules, me, r.best),
+            r.depth,
+            r.nodes
+        )
+    } else {
+        let mut mcts = Mcts::new(
+            MctsConfig {
+                sims: 2000,
+                ..Default::default()
+            },
+            game.moves().len() as u64,
+        );
+        let r = mcts.search(&turn)?;
+        let (visits, mean) = r
+            .children
+            .iter()
+            .find(|c| c.0 == r.best)
+            .map_or((0, 0.0), |c| (c.1, c.2));
+        format!(
+            "hint: {} (MCTS {} simulations: {visits} visits, mean return {mean:+.2})",
+            format_move(rules, me, r.best),
+            r.sims
+        )
+    };
+    if let Some(t) = table.filter(|t| game.state().board_seeds(rules) as usize <= t.max_seeds()) {
+        let p = t.probe(game.state())?;
+        let best: Vec<String> = p
+            .best_moves()
+            .iter()
+            .map(|&h| format_move(rules, me, h))
+            .collect();
+        out.push_str(&format!(
+            "\nperfect play: {} of the {} seeds on the board for you{}; best: {}",
+            p.value,
+            p.seeds,
+            if p.cycle { " (by the cycle rule)" } else { "" },
+            best.join(" ")
+        ));
+    }
+    Ok(out)
 }
 
 /// Reads the person's input as a house of `player`: a 1-based number or move notation.
@@ -113,23 +236,31 @@ pub fn session(
         .into());
     }
     let me = args.seat;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut agents = opponents(&args.opponent, &rules, me, seed)?;
+    let table = match &args.tablebase {
+        Some(dir) => Some(awale::tablebase::Tablebase::open_shared(dir, &rules)?),
+        None => None,
+    };
+    let names: Vec<String> = agents.iter().flatten().map(|a| a.name()).collect();
+    let mut shown = names.clone();
+    shown.dedup();
     writeln!(
         out,
-        "{rules}: you are {} ({}), the other seats play at random (seed {seed}).\n\
-         Type a house letter or number (1 = {}); `moves`, `board`, `quit`.",
+        "{rules}: you are {} ({}) against {} (seed {seed}).\n\
+         Type a house letter or number (1 = {}); `moves`, `board`, `hint`, `undo`, `quit`.",
         player_name(&rules, me),
         house_range(&rules, me),
+        shown.join(", "),
         format_move(&rules, me, 0)
     )?;
     let mut stopped: Option<&str> = None;
     'game: while !game.is_over() {
         let mover = game.to_move();
         if mover != me {
-            let legal = game.legal_moves();
-            let Some(&house) = legal.choose(&mut rng) else {
-                break;
-            };
+            let agent = agents[mover]
+                .as_mut()
+                .expect("an agent at every other seat");
+            let house = agent.select(&Turn::from_game(&game))?;
             let info = game.apply(house)?;
             writeln!(
                 out,
@@ -175,6 +306,36 @@ pub fn session(
                 }
                 "board" => {
                     write!(out, "{}", render_board(&rules, game.state()))?;
+                    continue;
+                }
+                "hint" => {
+                    writeln!(out, "{}", hint(&game, table.as_deref())?)?;
+                    continue;
+                }
+                "undo" => {
+                    // Back to the person's previous turn: drop the moves since it, and it.
+                    let moves: Vec<usize> = game.moves().iter().map(|&m| m as usize).collect();
+                    let mut s = *game.start();
+                    let mut mine = None;
+                    for (i, &h) in moves.iter().enumerate() {
+                        if s.to_move() == me {
+                            mine = Some(i);
+                        }
+                        s.apply_unchecked(&rules, h);
+                    }
+                    match mine {
+                        None => writeln!(out, "nothing to undo: you have not moved yet")?,
+                        Some(i) => {
+                            game = Game::replay(rules, *game.start(), &moves[..i])?;
+                            writeln!(
+                                out,
+                                "took back {} move{}",
+                                moves.len() - i,
+                                if moves.len() - i == 1 { "" } else { "s" }
+                            )?;
+                            write!(out, "\n{}", render_board(&rules, game.state()))?;
+                        }
+                    }
                     continue;
                 }
                 _ => {}
@@ -232,6 +393,14 @@ pub fn session(
         .tags
         .push(("Person".to_string(), player_name(&rules, me)));
     record.tags.push(("Seed".to_string(), seed.to_string()));
+    record
+        .tags
+        .push(("Opponents".to_string(), names.join(", ")));
+    if let Some(path) = &args.record {
+        std::fs::write(path, record.to_string())
+            .map_err(|e| format!("cannot save the record to {}: {e}", path.display()))?;
+        writeln!(out, "record saved to {}", path.display())?;
+    }
     writeln!(out, "\ngame record:\n{record}")?;
     Ok(())
 }
