@@ -86,14 +86,16 @@ def check_render_mode(render_mode: Optional[str], modes: list[str]) -> Optional[
 
 #: The built-in opponents of the environments: ``"self"`` (self-play), ``"random"``,
 #: ``"capture"`` (the largest capture) and ``"greedy"`` (the tournament's greedy agent: the
-#: largest store gain net of the best rival's).
+#: largest store gain net of the best rival's). Any agent spec is an opponent too
+#: (``"alphabeta:depth=2"``, ``"mcts:sims=200"``).
 OPPONENTS = ("self", "random", "capture", "greedy")
 
 
 def check_opponent(opponent: str) -> str:
     if not isinstance(opponent, str):
         raise TypeError(
-            f"opponent must be one of {', '.join(OPPONENTS)}, got {type(opponent).__name__}"
+            f"opponent must be one of {', '.join(OPPONENTS)} or an agent spec such as "
+            f"'alphabeta:depth=2', got {type(opponent).__name__}"
         )
     return opponent
 

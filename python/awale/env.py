@@ -21,9 +21,10 @@ from awale._common import (
 class AwaleEnv(gym.Env):
     """One board of an Awalé-family game as a Gymnasium environment.
 
-    The agent plays ``learner_seat`` against a built-in ``opponent`` (``"random"``,
-    ``"capture"``: the largest capture, or ``"greedy"``: the tournament's greedy agent), which
-    moves every other seat between the agent's turns; or, with
+    The agent plays ``learner_seat`` against an ``opponent`` (``"random"``, ``"capture"``: the
+    largest capture, ``"greedy"``: the tournament's greedy agent, or any agent spec such as
+    ``"alphabeta:depth=2"`` or ``"mcts:sims=200"``), which moves every other seat between the
+    agent's turns; or, with
     ``opponent="self"``, the agent plays every seat in turn (self-play) and each step's reward is
     that of the seat that moved.
 
@@ -49,7 +50,9 @@ class AwaleEnv(gym.Env):
     Args:
         rules: a rules spec (``"abapa"``, ``"oware:players=3"``, ``"wari:max_plies=300"``) or a
             :class:`awale.Rules`.
-        opponent: ``"random"``, ``"capture"``, ``"greedy"`` or ``"self"``.
+        opponent: ``"random"``, ``"capture"``, ``"greedy"``, ``"self"``, or an agent spec
+            (``"alphabeta:depth=2"``, ``"mcts:sims=200"``, ``"perfect:fallback_depth=6"``,
+            ``"nn:path=…"`` in a build with the trainer).
         learner_seat: the agent's seat against an opponent.
         obs: the observation encoding.
         obs_dtype: ``"float32"`` or ``"uint8"``.
@@ -104,7 +107,7 @@ class AwaleEnv(gym.Env):
 
     @property
     def opponent(self) -> str:
-        """The built-in opponent's name, or ``"self"``."""
+        """The opponent's name (a built-in one, an agent spec), or ``"self"``."""
         return self._batch.opponent
 
     @property

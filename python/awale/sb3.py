@@ -38,7 +38,8 @@ class AwaleSB3VecEnv(VecEnv):
     ``env_method("action_masks")``, which sb3-contrib calls) gives the legal actions, so
     ``MaskablePPO`` trains on it directly.
 
-    The agent plays ``learner_seat`` against ``opponent`` (``"random"``, ``"capture"``,
+    The agent plays ``learner_seat`` against ``opponent`` (an agent spec such as
+    ``"alphabeta:depth=2"``, or ``"random"``, ``"capture"``,
     ``"greedy"``, or ``"self"`` for self-play, where each step's reward is the seat that moved). Observations
     are ``float32`` (encoding ``obs``).
 

@@ -73,13 +73,16 @@ pub struct Args {
     pub tablebase: Option<PathBuf>,
 }
 
+/// An agent per seat, none at the person's.
+type Seats = Vec<Option<Box<dyn Agent>>>;
+
 /// The agents of the seats other than `me` (None at `me`), built from `--opponent`.
 fn opponents(
     text: &str,
     rules: &Rules,
     me: usize,
     seed: u64,
-) -> Result<Vec<Option<Box<dyn Agent>>>, Box<dyn std::error::Error>> {
+) -> Result<Seats, Box<dyn std::error::Error>> {
     let specs = parse_agent_list(text)?;
     let players = rules.players as usize;
     if specs.len() != 1 && specs.len() != players - 1 {
@@ -91,7 +94,7 @@ fn opponents(
         .into());
     }
     let registry = super::registry();
-    let mut seats: Vec<Option<Box<dyn Agent>>> = Vec::with_capacity(players);
+    let mut seats: Seats = Vec::with_capacity(players);
     let mut k = 0;
     for seat in 0..players {
         if seat == me {

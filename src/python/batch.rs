@@ -18,8 +18,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 use super::game::{dtype_name, ObsDtype, PyState};
 use super::{rules_arg, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{
-    Batch, BatchConfig, IllegalActionPolicy, ObsEncoding, ObsValue, Opening, Opponent, ResetMode,
-    StepOutput,
+    Batch, BatchConfig, IllegalActionPolicy, ObsEncoding, ObsValue, Opening, ResetMode, StepOutput,
 };
 use crate::notation;
 use crate::rules::Rules;
@@ -427,7 +426,8 @@ impl PyBatch {
             threads,
             obs: obs.parse::<ObsEncoding>().map_err(value_error)?,
             reset_mode: reset_mode.parse::<ResetMode>().map_err(value_error)?,
-            opponent: opponent.parse::<Opponent>().map_err(value_error)?,
+            opponent: crate::agents::opponent_from_spec(opponent, &rules, &super::registry())
+                .map_err(value_error)?,
             learner_seat,
             opening: opening_arg(opening)?,
             illegal: illegal
@@ -758,7 +758,12 @@ impl PyBatch {
             threads: get("threads")?.extract()?,
             obs: s("obs")?.parse().map_err(value_error)?,
             reset_mode: s("reset_mode")?.parse().map_err(value_error)?,
-            opponent: s("opponent")?.parse().map_err(value_error)?,
+            opponent: crate::agents::opponent_from_spec(
+                &s("opponent")?,
+                &rules,
+                &super::registry(),
+            )
+            .map_err(value_error)?,
             learner_seat: get("learner_seat")?.extract()?,
             opening: Opening::between(lo, hi),
             illegal: s("illegal")?.parse().map_err(value_error)?,

@@ -208,6 +208,15 @@ fn add_exceptions(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// The agents Python may name (tournaments, env opponents): the built-in ones, and `nn` when
+/// the extension is built with the trainer.
+pub(crate) fn registry() -> crate::agents::Registry {
+    #[cfg(feature = "train")]
+    return crate::train::registry();
+    #[cfg(not(feature = "train"))]
+    crate::agents::Registry::builtin()
+}
+
 /// Reads a rules argument: a `Rules` object or a spec string.
 pub(crate) fn rules_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     if let Ok(r) = obj.cast::<PyRules>() {

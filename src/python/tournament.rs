@@ -539,10 +539,7 @@ pub(crate) fn run_tournament(
     };
 
     let shared = Arc::new(Shared::default());
-    #[cfg(feature = "train")]
-    let registry = crate::train::registry();
-    #[cfg(not(feature = "train"))]
-    let registry = Registry::builtin();
+    let registry = super::registry();
     let mut locks = Vec::new();
     let entrants = entries
         .iter()
