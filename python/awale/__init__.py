@@ -52,6 +52,16 @@ from awale.vector import AwaleVectorEnv
 
 register_envs()
 
+
+def __getattr__(name: str) -> object:
+    """``awale.pettingzoo`` and ``awale.sb3`` import on first use (they need PettingZoo and
+    Stable-Baselines3, which plain ``import awale`` does not)."""
+    if name in ("pettingzoo", "sb3"):
+        import importlib
+
+        return importlib.import_module(f"awale.{name}")
+    raise AttributeError(f"module 'awale' has no attribute {name!r}")
+
 __all__ = [
     "PRESETS",
     "ENV_IDS",

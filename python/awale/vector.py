@@ -134,6 +134,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
         self.single_action_space = self.env_spec.action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._needs_reset = True
         self._bind()
 
     def _bind(self) -> None:
@@ -200,6 +201,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
                 "AwaleVectorEnv takes one int seed for all boards (board i draws from stream i "
                 "of it), not a list"
             )
+        self._check_open()
         seed = check_seed(seed)
         reset_mask = None
         if options:
@@ -215,10 +217,15 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
             mask = np.asarray(reset_mask)
             if mask.dtype != np.bool_:
                 raise TypeError(f"reset_mask must be a bool array, got a {mask.dtype} array")
+            if self._needs_reset:
+                raise gym.error.ResetNeeded(
+                    "reset() every board once before resetting some with a reset_mask"
+                )
             self._batch.reset_where(np.ascontiguousarray(mask))
         else:
             super().reset(seed=seed)
             self._batch.reset(seed)
+            self._needs_reset = False
         if self.render_mode == "human":
             self.render()
         return self._out(self._obs), self._base_info()
@@ -227,6 +234,9 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Plays one action per board (an integer array of shape ``(num_envs,)``)."""
+        self._check_open()
+        if self._needs_reset:
+            raise gym.error.ResetNeeded("call reset() before step()")
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
         ended_count = self._batch.step(actions)
@@ -261,8 +271,15 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
             print(f"board {i}\n{self._batch.render(i)}")
         return None
 
+    def _check_open(self) -> None:
+        if self.closed:
+            raise gym.error.ClosedEnvironmentError(
+                "this AwaleVectorEnv is closed: make a new one"
+            )
+
     def close_extras(self, **kwargs: Any) -> None:
-        pass
+        """Called once by ``close()``: after it, ``step`` and ``reset`` raise
+        ``gymnasium.error.ClosedEnvironmentError``."""
 
     def __getstate__(self) -> dict[str, Any]:
         return state_without_views(self)

@@ -283,3 +283,34 @@ def test_sample_legal_is_uniform_over_legal_moves(n):
     assert set(np.flatnonzero(counts)) == {0, 2, 5}
     np.testing.assert_allclose(freq[[0, 2, 5]], 1 / 3, atol=0.02)
     assert awale.sample_legal(np.array([0, 0, 0, 1, 0, 0], dtype=np.int8), rng) == 3
+
+
+def test_step_before_reset_and_after_close_are_refused():
+    env = AwaleVectorEnv(2, "abapa")
+    with pytest.raises(gym.error.ResetNeeded, match="reset"):
+        env.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(gym.error.ResetNeeded, match="reset_mask"):
+        env.reset(options={"reset_mask": np.ones(2, dtype=bool)})
+    env.reset(seed=0)
+    env.step(env.action_masks().argmax(axis=1))
+    env.close()
+    env.close()  # twice is harmless
+    with pytest.raises(gym.error.ClosedEnvironmentError, match="closed"):
+        env.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(gym.error.ClosedEnvironmentError):
+        env.reset(seed=0)
+
+
+def test_subpackages_import_with_awale():
+    import subprocess
+    import sys
+
+    code = (
+        "import awale; "
+        "e = awale.pettingzoo.env(rules='abapa'); e.reset(seed=0); "
+        "print(type(e).__name__, awale.sb3.AwaleSB3VecEnv.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "AwaleSB3VecEnv" in out.stdout
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        awale.nope  # type: ignore[attr-defined]
