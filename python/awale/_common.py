@@ -134,6 +134,7 @@ class EnvSpec:
     illegal: str = "error"
     render_mode: Optional[str] = None
     copy: bool = True
+    obs_mode: str = "array"
 
     def validate(self, render_modes: Sequence[str] = ("human", "ansi")) -> "EnvSpec":
         """A checked copy with normalised values (``rules`` a :class:`awale.Rules`,
@@ -155,6 +156,7 @@ class EnvSpec:
             illegal=_check_str("illegal", self.illegal),
             render_mode=check_render_mode(self.render_mode, list(render_modes)),
             copy=bool(self.copy),
+            obs_mode=check_obs_mode(self.obs_mode),
         )
 
     def batch(
@@ -175,10 +177,15 @@ class EnvSpec:
             seed=entropy_seed() if seed is None else seed,
         )
 
-    def observation_space(self) -> spaces.Box:
-        """One board's observation space."""
+    def observation_space(self) -> Union[spaces.Box, spaces.Dict]:
+        """One board's observation space: the array, or with ``obs_mode="dict"``
+        ``Dict(observation=<the array's Box>, action_mask=Box(0, 1, (houses,), int8))``."""
         assert isinstance(self.rules, _core.Rules), "validate() first"
-        return observation_box(self.rules, self.obs, self.obs_dtype)
+        box = observation_box(self.rules, self.obs, self.obs_dtype)
+        if self.obs_mode == "array":
+            return box
+        mask = spaces.Box(low=0, high=1, shape=(self.rules.houses,), dtype=np.int8)
+        return spaces.Dict({"observation": box, "action_mask": mask})
 
     def action_space(self) -> spaces.Discrete:
         """One board's action space: a house of the mover's row."""
@@ -200,6 +207,19 @@ def single_board_error(e: "_core.AwaleError") -> "_core.AwaleError":
         setattr(new, key, value)
     new.board = None
     return new
+
+
+#: The observation layouts: ``"array"`` (the encoding alone; the mask is in ``info``) and
+#: ``"dict"`` (``{"observation", "action_mask"}``, as RLlib's and TorchRL's masked models read).
+OBS_MODES = ("array", "dict")
+
+
+def check_obs_mode(obs_mode: Any) -> str:
+    if not isinstance(obs_mode, str):
+        raise TypeError(f"obs_mode must be a str, got {type(obs_mode).__name__}")
+    if obs_mode not in OBS_MODES:
+        raise ValueError(f"obs_mode must be one of {', '.join(OBS_MODES)}, got {obs_mode!r}")
+    return obs_mode
 
 
 def observation_box(rules: _core.Rules, obs: str, obs_dtype: str) -> spaces.Box:

@@ -61,6 +61,9 @@ class AwaleEnv(gym.Env):
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the board as text) or
             ``"human"`` (prints it).
         copy: return observations as fresh arrays.
+        obs_mode: ``"array"`` (the encoding; the mask is in ``info["action_mask"]``) or
+            ``"dict"``: ``{"observation": ..., "action_mask": int8 array}``, the layout RLlib's
+            and TorchRL's masked models read.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 4}
@@ -77,6 +80,7 @@ class AwaleEnv(gym.Env):
         illegal: str = "error",
         render_mode: Optional[str] = None,
         copy: bool = True,
+        obs_mode: str = "array",
     ) -> None:
         self.env_spec = EnvSpec(
             rules=rules,
@@ -88,10 +92,12 @@ class AwaleEnv(gym.Env):
             illegal=illegal,
             render_mode=render_mode,
             copy=copy,
+            obs_mode=obs_mode,
         ).validate(self.metadata["render_modes"])
         self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         self.render_mode = self.env_spec.render_mode
         self.copy = self.env_spec.copy
+        self.obs_mode = self.env_spec.obs_mode
         self._batch = self.env_spec.batch(1, "disabled")
         self.observation_space = self.env_spec.observation_space()
         self.action_space = self.env_spec.action_space()
@@ -124,8 +130,11 @@ class AwaleEnv(gym.Env):
         """The legal actions as a bool array of ``houses`` values (sb3-contrib's convention)."""
         return self._mask[0].astype(bool)
 
-    def _observation(self) -> np.ndarray:
-        return self._obs[0].copy() if self.copy else self._obs[0]
+    def _observation(self) -> Any:
+        obs = self._obs[0].copy() if self.copy else self._obs[0]
+        if self.obs_mode == "dict":
+            return {"observation": obs, "action_mask": self._mask[0].copy()}
+        return obs
 
     def _info(self, ended: bool) -> dict[str, Any]:
         info: dict[str, Any] = {

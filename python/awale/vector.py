@@ -72,8 +72,9 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
 
     Args:
         num_envs: number of boards.
-        rules, opponent, learner_seat, obs, obs_dtype, opening, illegal, render_mode: as for
-            :class:`awale.AwaleEnv`.
+        rules, opponent, learner_seat, obs, obs_dtype, opening, illegal, render_mode, obs_mode:
+            as for :class:`awale.AwaleEnv` (with ``obs_mode="dict"`` the observations are
+            ``{"observation": (num_envs, obs_dim), "action_mask": (num_envs, houses)}``).
         autoreset_mode: see above.
         copy: return fresh arrays.
         threads: worker threads for the simulator, the calling thread included (0: one per
@@ -104,6 +105,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
         copy: bool = True,
         threads: int = 1,
         max_episode_steps: Optional[int] = None,
+        obs_mode: str = "array",
     ) -> None:
         if max_episode_steps is not None:
             raise ValueError(
@@ -122,6 +124,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
             illegal=illegal,
             render_mode=render_mode,
             copy=copy,
+            obs_mode=obs_mode,
         ).validate(self.metadata["render_modes"])
         self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         self.render_mode = self.env_spec.render_mode
@@ -168,6 +171,12 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
 
     def _out(self, a: np.ndarray) -> np.ndarray:
         return a.copy() if self.copy else a
+
+    def _observations(self) -> Any:
+        obs = self._out(self._obs)
+        if self.env_spec.obs_mode == "dict":
+            return {"observation": obs, "action_mask": self._mask.copy()}
+        return obs
 
     def _base_info(self) -> dict[str, Any]:
         return {
@@ -228,7 +237,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
             self._needs_reset = False
         if self.render_mode == "human":
             self.render()
-        return self._out(self._obs), self._base_info()
+        return self._observations(), self._base_info()
 
     def step(
         self, actions: Any
@@ -250,6 +259,11 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
                 final_obs = np.full(self.num_envs, None, dtype=object)
                 for i in np.flatnonzero(ended):
                     final_obs[i] = self._final_obs[i].copy()
+                    if self.env_spec.obs_mode == "dict":
+                        final_obs[i] = {
+                            "observation": final_obs[i],
+                            "action_mask": np.zeros(self.rules.houses, dtype=np.int8),
+                        }
                 infos["final_obs"] = final_obs
                 infos["_final_obs"] = ended
                 infos["final_info"] = episode
@@ -258,7 +272,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
                 infos.update(episode)
         if self.render_mode == "human":
             self.render()
-        return self._out(self._obs), self._out(self._reward), terminated, truncated, infos
+        return self._observations(), self._out(self._reward), terminated, truncated, infos
 
     def render(self) -> Optional[tuple[str, ...]]:
         """Every board as text (``"ansi"``), or printed (``"human"``, at most 4 boards)."""

@@ -237,3 +237,40 @@ def test_async_vector_env_in_subprocesses():
             obs, reward, terminated, truncated, info = envs.step(actions)
     finally:
         envs.close()
+
+
+def test_dict_observations_carry_the_mask():
+    env = AwaleEnv("abapa", obs_mode="dict")
+    assert isinstance(env.observation_space, gym.spaces.Dict)
+    check_env(env, skip_render_check=True)
+    obs, info = env.reset(seed=2)
+    assert set(obs) == {"observation", "action_mask"}
+    assert obs["action_mask"].dtype == np.int8
+    np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
+    assert env.observation_space.contains(obs)
+    plain = AwaleEnv("abapa")
+    plain_obs, _ = plain.reset(seed=2)
+    np.testing.assert_array_equal(obs["observation"], plain_obs)
+    with pytest.raises(ValueError, match="obs_mode must be one of array, dict"):
+        AwaleEnv(obs_mode="tuple")
+    with pytest.raises(TypeError, match="obs_mode must be a str"):
+        AwaleEnv(obs_mode=1)  # type: ignore[arg-type]
+
+
+def test_dict_observations_in_the_vector_env():
+    from gymnasium.vector import AutoresetMode
+
+    for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+        envs = awale.AwaleVectorEnv(3, "abapa", obs_mode="dict", autoreset_mode=mode)
+        obs, info = envs.reset(seed=1)
+        assert obs["observation"].shape == (3, envs.single_observation_space["observation"].shape[0])
+        np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
+        assert envs.observation_space.contains(obs)
+        for _ in range(300):
+            obs, r, te, tr, info = envs.step(obs["action_mask"].argmax(axis=1))
+            assert envs.observation_space.contains(obs)
+            if mode == AutoresetMode.SAME_STEP and "final_obs" in info:
+                i = int(np.flatnonzero(info["_final_obs"])[0])
+                assert set(info["final_obs"][i]) == {"observation", "action_mask"}
+                break
+        envs.close()
