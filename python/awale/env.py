@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from awale import _core
+from awale.drawing import board_rgb
 from awale._common import (
     EnvSpec,
     OpeningArg,
@@ -58,15 +59,15 @@ class AwaleEnv(gym.Env):
         obs_dtype: ``"float32"`` or ``"uint8"``.
         opening: random plies at each reset: an int or a ``(min, max)`` pair.
         illegal: ``"error"`` or ``"loss"``.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns the board as text) or
-            ``"human"`` (prints it).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the board as text),
+            ``"human"`` (prints it) or ``"rgb_array"`` (a picture, e.g. for ``RecordVideo``).
         copy: return observations as fresh arrays.
         obs_mode: ``"array"`` (the encoding; the mask is in ``info["action_mask"]``) or
             ``"dict"``: ``{"observation": ..., "action_mask": int8 array}``, the layout RLlib's
             and TorchRL's masked models read.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -184,14 +185,17 @@ class AwaleEnv(gym.Env):
             self._info(ended),
         )
 
-    def render(self) -> Optional[str]:
-        """The board as text (``"ansi"``), printed (``"human"``), or None without a mode."""
+    def render(self) -> Any:
+        """The board as text (``"ansi"``), printed (``"human"``), as an ``(H, W, 3)`` ``uint8``
+        picture (``"rgb_array"``, :func:`awale.drawing.board_rgb`), or None without a mode."""
         if self.render_mode is None:
             gym.logger.warn(
                 "render() was called without a render_mode; build the env with "
                 "render_mode='ansi' or 'human'"
             )
             return None
+        if self.render_mode == "rgb_array":
+            return board_rgb(self.state)
         text = self._batch.render(0)
         if self.render_mode == "ansi":
             return text

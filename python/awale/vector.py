@@ -14,6 +14,7 @@ except ImportError:  # pragma: no cover - Gymnasium 1.0
     from gymnasium.vector.vector_env import AutoresetMode
 
 from awale import _core
+from awale.drawing import board_rgb
 from awale._common import (
     EnvSpec,
     OpeningArg,
@@ -84,7 +85,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
     """
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "render_fps": 4,
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
@@ -274,13 +275,16 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
             self.render()
         return self._observations(), self._out(self._reward), terminated, truncated, infos
 
-    def render(self) -> Optional[tuple[str, ...]]:
-        """Every board as text (``"ansi"``), or printed (``"human"``, at most 4 boards)."""
+    def render(self) -> Optional[tuple[Any, ...]]:
+        """Every board as text (``"ansi"``), as a picture (``"rgb_array"``), or printed
+        (``"human"``, at most 4 boards)."""
         if self.render_mode is None:
             gym.logger.warn("render() was called without a render_mode")
             return None
         if self.render_mode == "ansi":
             return tuple(self._batch.render(i) for i in range(self.num_envs))
+        if self.render_mode == "rgb_array":
+            return tuple(board_rgb(self._batch.state(i)) for i in range(self.num_envs))
         for i in range(min(self.num_envs, 4)):
             print(f"board {i}\n{self._batch.render(i)}")
         return None

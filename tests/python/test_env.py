@@ -66,7 +66,7 @@ def test_render_modes():
     text = env.render()
     assert "South (A-F) to move" in text and "|  4 |" in text
     with pytest.raises(ValueError, match="render_mode"):
-        AwaleEnv(render_mode="rgb_array")
+        AwaleEnv(render_mode="pixels")
 
 
 def test_render_human_prints(capsys):
@@ -274,3 +274,26 @@ def test_dict_observations_in_the_vector_env():
                 assert set(info["final_obs"][i]) == {"observation", "action_mask"}
                 break
         envs.close()
+
+
+def test_rgb_array_render_and_sb3_make_vec_env():
+    env = AwaleEnv("abapa", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert not np.array_equal(env.render(), frame)  # the seeds moved
+    check_env(env)  # the render check included
+    three = AwaleEnv("oware3", render_mode="rgb_array")
+    three.reset(seed=0)
+    assert three.render().shape[0] > frame.shape[0]  # one row per player
+    vec = awale.AwaleVectorEnv(2, "abapa", render_mode="rgb_array")
+    vec.reset(seed=0)
+    frames = vec.render()
+    assert len(frames) == 2 and frames[0].shape == frame.shape
+    sb3 = pytest.importorskip("stable_baselines3")
+    venv = sb3.common.env_util.make_vec_env("awale/Abapa-v0", n_envs=4)
+    venv.reset()
+    assert venv.render_mode is None or venv.render_mode == "rgb_array"
+    images = venv.get_images()
+    assert len(images) == 4
