@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import warnings
 
@@ -297,3 +298,24 @@ def test_rgb_array_render_and_sb3_make_vec_env():
     assert venv.render_mode is None or venv.render_mode == "rgb_array"
     images = venv.get_images()
     assert len(images) == 4
+
+
+def test_record_video_writes_a_file(tmp_path):
+    if os.environ.get("CI", "").lower() != "true":  # CI installs it: a missing one fails
+        pytest.importorskip("moviepy")
+    from gymnasium.wrappers import RecordVideo
+
+    env = RecordVideo(
+        gym.make("awale/Oware3-v0", render_mode="rgb_array"),
+        video_folder=str(tmp_path),
+        episode_trigger=lambda e: True,
+        disable_logger=True,
+    )
+    obs, info = env.reset(seed=0)
+    for _ in range(500):
+        obs, r, te, tr, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if te or tr:
+            break
+    env.close()
+    videos = list(tmp_path.glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000
