@@ -91,11 +91,14 @@ def check_render_mode(render_mode: Optional[str], modes: list[str]) -> Optional[
 OPPONENTS = ("self", "random", "capture", "greedy")
 
 
-def check_opponent(opponent: str) -> str:
-    if not isinstance(opponent, str):
+def check_opponent(opponent: Any) -> Any:
+    """A name, an agent spec, or a callable ``(State) -> house``; the simulator checks the
+    value."""
+    if not isinstance(opponent, str) and not callable(opponent):
         raise TypeError(
-            f"opponent must be one of {', '.join(OPPONENTS)} or an agent spec such as "
-            f"'alphabeta:depth=2', got {type(opponent).__name__}"
+            f"opponent must be one of {', '.join(OPPONENTS)}, an agent spec such as "
+            f"'alphabeta:depth=2', or a callable taking a State and returning a house; "
+            f"got {type(opponent).__name__}"
         )
     return opponent
 
@@ -126,7 +129,7 @@ class EnvSpec:
     """
 
     rules: Union[str, "_core.Rules"] = "abapa"
-    opponent: str = "random"
+    opponent: Any = "random"
     learner_seat: int = 0
     obs: str = "compact"
     obs_dtype: Any = "float32"

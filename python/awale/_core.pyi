@@ -311,7 +311,9 @@ class Batch:
         obs: ``"compact"``, ``"onehot[:L]"`` or ``"thermometer[:L]"``.
         obs_dtype: ``"float32"`` or ``"uint8"``.
         reset_mode: ``"next_step"``, ``"same_step"`` or ``"disabled"`` (Gymnasium's modes).
-        opponent: ``"self"`` (self-play), ``"random"``, ``"capture"`` (the largest capture) or
+        opponent: None or ``"self"`` (self-play), an agent spec (``"alphabeta:depth=2"``), a
+            callable ``(State) -> house`` (called with the GIL, one call at a time; when it
+            fails the call that asked raises), ``"random"``, ``"capture"`` (the largest capture) or
             ``"greedy"`` (the tournament's greedy agent: the largest store gain net of the best
             rival's).
         learner_seat: the caller's seat against an opponent.
@@ -329,7 +331,7 @@ class Batch:
         obs: str = "compact",
         obs_dtype: str = "float32",
         reset_mode: str = "next_step",
-        opponent: str = "self",
+        opponent: Union[str, Callable[[State], int], None] = None,
         learner_seat: Optional[int] = None,
         opening: _Opening = None,
         illegal: str = "error",

@@ -53,7 +53,8 @@ class AwaleEnv(gym.Env):
             :class:`awale.Rules`.
         opponent: ``"random"``, ``"capture"``, ``"greedy"``, ``"self"``, or an agent spec
             (``"alphabeta:depth=2"``, ``"mcts:sims=200"``, ``"perfect:fallback_depth=6"``,
-            ``"nn:path=…"`` in a build with the trainer).
+            ``"nn:path=…"`` in a build with the trainer), or a callable ``(State) -> house``
+            (an env with a callable opponent cannot be pickled).
         learner_seat: the agent's seat against an opponent.
         obs: the observation encoding.
         obs_dtype: ``"float32"`` or ``"uint8"``.
@@ -73,7 +74,7 @@ class AwaleEnv(gym.Env):
         self,
         rules: Union[str, _core.Rules] = "abapa",
         *,
-        opponent: str = "random",
+        opponent: Any = "random",
         learner_seat: int = 0,
         obs: str = "compact",
         obs_dtype: Any = "float32",

@@ -95,7 +95,7 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
         num_envs: int = 1,
         rules: Union[str, _core.Rules] = "abapa",
         *,
-        opponent: str = "random",
+        opponent: Any = "random",
         learner_seat: int = 0,
         obs: str = "compact",
         obs_dtype: Any = "float32",

@@ -6,6 +6,8 @@
 //! `rewards`, ...), which return the arrays themselves; callers that keep results across steps
 //! copy them (the Python envs do so unless built with `copy=False`).
 
+use std::sync::Arc;
+
 use numpy::ndarray::Dimension;
 use numpy::{
     Element, PyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray,
@@ -16,9 +18,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::game::{dtype_name, ObsDtype, PyState};
+use super::opponent::CallablePolicy;
 use super::{rules_arg, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{
-    Batch, BatchConfig, IllegalActionPolicy, ObsEncoding, ObsValue, Opening, ResetMode, StepOutput,
+    Batch, BatchConfig, IllegalActionPolicy, ObsEncoding, ObsValue, Opening, Opponent, ResetMode,
+    StepOutput,
 };
 use crate::notation;
 use crate::rules::Rules;
@@ -262,21 +266,40 @@ pub struct PyBatch {
     obs: ObsBufs,
     common: Common,
     dtype: ObsDtype,
+    /// The opponent when it is a Python callable (its failures are raised after each call).
+    callable: Option<Arc<CallablePolicy>>,
 }
 
 impl PyBatch {
     fn run(&mut self, py: Python<'_>, op: Op<'_>) -> PyResult<usize> {
         let PyBatch {
-            batch, obs, common, ..
+            batch,
+            obs,
+            common,
+            callable,
+            ..
         } = self;
-        match obs {
+        let out = match obs {
             ObsBufs::F32 { obs, fin } => run_with(py, batch, common, obs, fin, op),
             ObsBufs::U8 { obs, fin } => run_with(py, batch, common, obs, fin, op),
+        };
+        match callable.as_ref().and_then(|c| c.take_error()) {
+            Some(e) => Err(e),
+            None => out,
         }
     }
 
-    fn build(py: Python<'_>, config: BatchConfig, dtype: ObsDtype) -> PyResult<PyBatch> {
-        let batch = Batch::new(config).map_err(value_error)?;
+    fn build(
+        py: Python<'_>,
+        config: BatchConfig,
+        dtype: ObsDtype,
+        callable: Option<Arc<CallablePolicy>>,
+    ) -> PyResult<PyBatch> {
+        // The GIL is released: a callable opponent may move on the batch's worker threads.
+        let batch = py.detach(|| Batch::new(config)).map_err(value_error)?;
+        if let Some(e) = callable.as_ref().and_then(|c| c.take_error()) {
+            return Err(e);
+        }
         let (n, od) = (batch.num_boards(), batch.obs_dim());
         let (h, p) = (batch.action_dim(), batch.players());
         let obs = match dtype {
@@ -304,6 +327,7 @@ impl PyBatch {
             obs,
             common,
             dtype,
+            callable,
         };
         // Batch::new started every episode: show them (without drawing again).
         b.run(py, Op::Observe)?;
@@ -367,6 +391,30 @@ fn opening_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Opening> {
     Ok(Opening::plies(n as u32))
 }
 
+/// The `opponent` argument: None (self-play), a name or agent spec, or a Python callable.
+fn opponent_arg(
+    opponent: Option<&Bound<'_, PyAny>>,
+    rules: &Rules,
+) -> PyResult<(Opponent, Option<Arc<CallablePolicy>>)> {
+    let Some(o) = opponent.filter(|o| !o.is_none()) else {
+        return Ok((Opponent::SelfPlay, None));
+    };
+    if let Ok(text) = o.cast::<PyString>() {
+        let o = crate::agents::opponent_from_spec(&text.to_cow()?, rules, &super::registry())
+            .map_err(value_error)?;
+        return Ok((o, None));
+    }
+    if o.is_callable() {
+        let policy = Arc::new(CallablePolicy::new(o));
+        return Ok((Opponent::Policy(policy.clone()), Some(policy)));
+    }
+    Err(PyTypeError::new_err(format!(
+        "opponent must be a name ('self', 'random', 'capture', 'greedy'), an agent spec such \
+         as 'alphabeta:depth=2', or a callable taking a State and returning a house; got {}",
+        type_name(o)
+    )))
+}
+
 fn illegal_name(p: IllegalActionPolicy) -> &'static str {
     match p {
         IllegalActionPolicy::Error => "error",
@@ -380,7 +428,7 @@ impl PyBatch {
     #[new]
     #[pyo3(signature = (
         rules = None, num_boards = None, *, obs = "compact", obs_dtype = "float32",
-        reset_mode = "next_step", opponent = "self", learner_seat = None, opening = None,
+        reset_mode = "next_step", opponent = None, learner_seat = None, opening = None,
         illegal = "error", seed = None, threads = None
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -391,7 +439,7 @@ impl PyBatch {
         obs: &str,
         obs_dtype: &str,
         reset_mode: &str,
-        opponent: &str,
+        opponent: Option<&Bound<'_, PyAny>>,
         learner_seat: Option<&Bound<'_, PyAny>>,
         opening: Option<&Bound<'_, PyAny>>,
         illegal: &str,
@@ -420,14 +468,14 @@ impl PyBatch {
             Some(s) if !s.is_none() => seed_arg(s)?,
             _ => 0,
         };
+        let (opponent, callable) = opponent_arg(opponent, &rules)?;
         let config = BatchConfig {
             rules,
             num_boards,
             threads,
             obs: obs.parse::<ObsEncoding>().map_err(value_error)?,
             reset_mode: reset_mode.parse::<ResetMode>().map_err(value_error)?,
-            opponent: crate::agents::opponent_from_spec(opponent, &rules, &super::registry())
-                .map_err(value_error)?,
+            opponent,
             learner_seat,
             opening: opening_arg(opening)?,
             illegal: illegal
@@ -435,7 +483,7 @@ impl PyBatch {
                 .map_err(value_error)?,
             seed,
         };
-        PyBatch::build(py, config, dtype_name(obs_dtype)?)
+        PyBatch::build(py, config, dtype_name(obs_dtype)?, callable)
     }
 
     /// Plays one action per board (see the module docs of the crate's batch for rewards, flags
@@ -726,6 +774,12 @@ impl PyBatch {
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if let Some(c) = &self.callable {
+            return Err(PyTypeError::new_err(format!(
+                "a Batch whose opponent is a Python callable ({}) cannot be pickled",
+                crate::batch::Policy::name(c.as_ref())
+            )));
+        }
         let c = self.batch.config();
         let d = PyDict::new(py);
         d.set_item("rules", c.rules.to_string())?;
@@ -769,7 +823,7 @@ impl PyBatch {
             illegal: s("illegal")?.parse().map_err(value_error)?,
             seed: get("seed")?.extract()?,
         };
-        let mut fresh = PyBatch::build(py, config, dtype_name(&s("obs_dtype")?)?)?;
+        let mut fresh = PyBatch::build(py, config, dtype_name(&s("obs_dtype")?)?, None)?;
         fresh.restore(py, &s("snapshot")?)?;
         *self = fresh;
         Ok(())

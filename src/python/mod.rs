@@ -21,6 +21,7 @@
 mod batch;
 mod cli;
 mod game;
+mod opponent;
 mod tablebase;
 mod tournament;
 
