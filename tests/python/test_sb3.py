@@ -9,6 +9,7 @@ sb3_contrib = pytest.importorskip("sb3_contrib")
 
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 
+import awale  # noqa: E402
 from awale.sb3 import AwaleSB3VecEnv  # noqa: E402
 
 from conftest import random_legal  # noqa: E402
@@ -54,3 +55,16 @@ def test_maskable_ppo_trains():
     obs = env.reset()
     actions, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[np.arange(8), actions].all()
+
+
+@pytest.mark.parametrize("preset", awale.PRESETS)
+def test_sb3_env_checker_passes_with_illegal_loss(preset):
+    """SB3's checker steps random actions without the mask: `illegal="loss"` (python/README.md,
+    "Env checkers") makes an illegal one lose the game instead of raising."""
+    import warnings
+
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sb3_check_env(awale.AwaleEnv(preset, illegal="loss"), warn=True)
