@@ -14,6 +14,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::board_index::{ways, LayerIndex};
 use crate::rules::{GrandSlam, Rules, Sowing, MAX_PITS};
 use crate::state::{PositionKey, State, Status};
 
@@ -255,29 +256,20 @@ impl Probe {
 /// more, [`ReachSearch`] searches at each call instead.
 const REACH_TABLE_MAX: usize = 1 << 20;
 
-/// Ways to put `seeds` seeds into `pits` pits: C(seeds + pits - 1, pits - 1).
-fn ways(pits: usize, seeds: usize) -> u64 {
-    if pits == 0 {
-        return u64::from(seeds == 0);
-    }
-    // C(seeds + pits - 1, seeds), by the multiplicative formula (exact at each step).
-    (1..=seeds as u64).fold(1u64, |acc, k| acc * (pits as u64 - 1 + k) / k)
-}
-
 /// The answer of [`State::capture_reachable`] for every position of single-sowing rules with at
 /// most `limit` seeds on the board (the rules' indetermination threshold): computed once per
 /// rules as a fixed point, then one lookup per call.
 ///
-/// Boards are numbered by seed count, then lexicographically (combinatorial ranking).
+/// Boards are numbered by seed count, then by their number in their layer
+/// ([`LayerIndex`], lexicographic).
 struct ReachTable {
     /// The search rules the table was built for ([`Probe::rules`]).
     rules: Rules,
     limit: usize,
     /// `first[s]`: number of the first board holding `s` seeds.
-    first: Vec<u32>,
-    /// `below[(i * (limit + 1) + r) * (limit + 1) + c]`: how many ways to hold `r` seeds in
-    /// pits `i..` give pit `i` fewer than `c`.
-    below: Vec<u32>,
+    first: Vec<u64>,
+    /// The numbering of the boards of each seed count `0..=limit`.
+    layers: Vec<LayerIndex>,
     /// One bit per position (board number × players + player to move).
     reach: Vec<u64>,
 }
@@ -305,28 +297,18 @@ impl ReachTable {
         if limit == 0 {
             return None;
         }
-        let boards: u64 = (0..=limit).map(|s| ways(n, s)).sum();
-        let width = limit + 1;
-        let mut below = vec![0u32; n * width * width];
-        for i in 0..n {
-            for r in 0..=limit {
-                let mut acc = 0u64;
-                for c in 0..=r {
-                    below[(i * width + r) * width + c] = acc as u32;
-                    acc += ways(n - i - 1, r - c);
-                }
-            }
-        }
-        let mut first = vec![0u32; width];
+        let layers: Vec<LayerIndex> = (0..=limit).map(|s| LayerIndex::new(n, s)).collect();
+        let boards: u64 = layers.iter().map(LayerIndex::count).sum();
+        let mut first = vec![0u64; limit + 1];
         for s in 1..=limit {
-            first[s] = first[s - 1] + ways(n, s - 1) as u32;
+            first[s] = first[s - 1] + layers[s - 1].count();
         }
         let total = boards as usize * players;
         let mut table = ReachTable {
             rules: probe.rules,
             limit,
             first,
-            below,
+            layers,
             reach: vec![0u64; total.div_ceil(64)],
         };
         // One pass plays every move once: captures are found, other moves are recorded.
@@ -402,17 +384,7 @@ impl ReachTable {
     /// The number of a board holding `seeds <= limit` seeds in all.
     #[inline]
     fn board_number(&self, pits: &[u8; MAX_PITS], seeds: usize) -> usize {
-        let width = self.limit + 1;
-        let mut left = seeds;
-        let mut number = self.first[seeds] as usize;
-        for (i, &c) in pits[..self.rules.pits() - 1].iter().enumerate() {
-            if left == 0 {
-                break;
-            }
-            number += self.below[(i * width + left) * width + c as usize] as usize;
-            left -= c as usize;
-        }
-        number
+        (self.first[seeds] + self.layers[seeds].rank(&pits[..self.rules.pits()])) as usize
     }
 
     /// The answer for `s` (ongoing), or `None` if it holds too many seeds.

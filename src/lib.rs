@@ -18,6 +18,7 @@
 // Lets the command-line modules (`src/cli/`) name this crate `awale::...` from inside it.
 extern crate self as awale;
 
+pub mod board_index;
 pub mod choice;
 pub mod error;
 pub mod game;

@@ -29,15 +29,14 @@
 
 mod analyze;
 mod file;
-mod index;
 mod solve;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 
+pub use crate::board_index::{ways, LayerIndex};
 pub use analyze::AnalyzedMove;
 pub use file::{MAGIC, VERSION};
-pub use index::{ways, LayerIndex};
 pub use solve::LayerReport;
 
 use crate::error::{AwaleError, Result};

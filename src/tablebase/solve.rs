@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::index::LayerIndex;
+use crate::board_index::LayerIndex;
 use crate::rules::{Rules, MAX_PITS};
 use crate::state::{State, Status};
 

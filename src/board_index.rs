@@ -1,6 +1,7 @@
-//! A perfect index of the boards of one layer: every way to put exactly `n` seeds into the 12
-//! pits of a 2-player board, numbered `0..count(n)` in lexicographic order (pit 0 most
-//! significant). Boards are read from the mover's side: the mover's row comes first.
+//! A perfect index of the boards of one layer: every way to put exactly `n` seeds into the pits
+//! of a board, numbered `0..count(n)` in lexicographic order (pit 0 most significant). The
+//! endgame tables (boards read from the mover's side) and the indetermination table of the
+//! engine number their boards with it.
 //!
 //! ```
 //! use awale::tablebase::LayerIndex;
