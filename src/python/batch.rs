@@ -19,7 +19,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::game::{dtype_name, ObsDtype, PyState};
 use super::opponent::CallablePolicy;
-use super::{rules_arg, seed_arg, type_name, value_error, PyRules};
+use super::{rules_or_default, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{
     Batch, BatchConfig, IllegalActionPolicy, ObsEncoding, ObsValue, Opening, Opponent, ResetMode,
     StepOutput,
@@ -446,10 +446,7 @@ impl PyBatch {
         seed: Option<&Bound<'_, PyAny>>,
         threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyBatch> {
-        let rules = match rules {
-            Some(r) => rules_arg(r)?,
-            None => Rules::abapa(),
-        };
+        let rules = rules_or_default(rules)?;
         let num_boards = match num_boards {
             Some(n) => int_in(n, "num_boards", 1, crate::batch::MAX_BOARDS as i64)? as usize,
             None => 1,

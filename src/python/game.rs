@@ -4,7 +4,7 @@ use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use super::{house_arg, rules_arg, seed_arg, type_name, value_error, PyRules};
+use super::{house_arg, rules_or_default, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{encode_state, ObsEncoding, ObsValue};
 use crate::game::Game;
 use crate::notation::{self, GameRecord};
@@ -194,10 +194,7 @@ impl PyState {
     #[staticmethod]
     #[pyo3(signature = (rules = None, first = 0))]
     fn initial(rules: Option<&Bound<'_, PyAny>>, first: usize) -> PyResult<PyState> {
-        let rules = match rules {
-            Some(r) => rules_arg(r)?,
-            None => Rules::abapa(),
-        };
+        let rules = rules_or_default(rules)?;
         if first >= rules.players as usize {
             return Err(PyValueError::new_err(format!(
                 "player {first} does not exist in a {}-player game",
@@ -401,10 +398,7 @@ impl PyGame {
                 game: Game::from_state(rules, state),
             });
         }
-        let rules = match rules {
-            Some(r) => rules_arg(r)?,
-            None => Rules::abapa(),
-        };
+        let rules = rules_or_default(rules)?;
         let seed = match seed {
             Some(s) if !s.is_none() => seed_arg(s)?,
             _ => 0,

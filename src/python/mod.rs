@@ -218,6 +218,11 @@ pub(crate) fn registry() -> crate::agents::Registry {
     crate::agents::Registry::builtin()
 }
 
+/// Reads an optional rules argument: abapa (the default preset, `Rules::default()`) when absent.
+pub(crate) fn rules_or_default(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Rules> {
+    obj.map_or_else(|| Ok(Rules::default()), rules_arg)
+}
+
 /// Reads a rules argument: a `Rules` object or a spec string.
 pub(crate) fn rules_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     if let Ok(r) = obj.cast::<PyRules>() {

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use super::game::PyState;
-use super::{rules_arg, type_name, value_error, PyRules};
+use super::{rules_or_default, type_name, value_error, PyRules};
 use crate::endgame::{endgame_accuracy_of, endgame_positions};
 use crate::error::AwaleError;
 use crate::notation;
@@ -59,10 +59,7 @@ impl PyTablebase {
         rules: Option<&Bound<'_, PyAny>>,
         max_seeds: Option<usize>,
     ) -> PyResult<PyTablebase> {
-        let rules = match rules {
-            Some(r) => rules_arg(r)?,
-            None => Rules::abapa(),
-        };
+        let rules = rules_or_default(rules)?;
         let dir = dir.unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
         let table = py
             .detach(|| Tablebase::open(&dir, &rules, max_seeds))
@@ -83,10 +80,7 @@ impl PyTablebase {
         threads: usize,
         out: Option<PathBuf>,
     ) -> PyResult<PyTablebase> {
-        let rules = match rules {
-            Some(r) => rules_arg(r)?,
-            None => Rules::abapa(),
-        };
+        let rules = rules_or_default(rules)?;
         let table = py
             .detach(|| -> crate::Result<Tablebase> {
                 let t = Tablebase::build(&rules, max_seeds, threads, &|_| {})?;
