@@ -255,8 +255,7 @@ impl Tablebase {
                 indexes: &indexes,
                 values: &values,
             };
-            let (layer, report) =
-                pool.install(|| solve::build_layer(&table, &layers, &indexes[n], &|_| {}));
+            let (layer, report) = pool.install(|| solve::build_layer(&table, &layers, &indexes[n]));
             progress(BuildEvent::LayerDone(report));
             values.push(layer);
             reports.push(report);

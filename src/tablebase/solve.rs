@@ -134,7 +134,6 @@ pub(crate) fn build_layer<L: Layers + ?Sized>(
     rules: &Rules,
     layers: &L,
     index: &LayerIndex,
-    progress: &(dyn Fn(u64) + Sync),
 ) -> (Vec<Value>, LayerReport) {
     let n = index.seeds();
     let pits = rules.pits();
@@ -184,7 +183,6 @@ pub(crate) fn build_layer<L: Layers + ?Sized>(
         lo[i].store(b, Relaxed);
         hi[i].store(if inside { n as Value } else { b }, Relaxed);
     });
-    progress(count);
     // Sweeps until the bounds stop moving.
     let mut sweeps = 0u32;
     loop {
