@@ -61,7 +61,7 @@ class AwaleSB3VecEnv(VecEnv):
         obs: str = "compact",
         opening: OpeningArg = 0,
         illegal: str = "error",
-        threads: int = 1,
+        threads: int = 0,
         seed: Optional[int] = None,
     ) -> None:
         self.env_spec = EnvSpec(
