@@ -1,7 +1,8 @@
 """The training recipes and the notebooks, run end to end in fast mode (what CI executes).
 
 - `training/ppo_selfplay.py --fast` (needs torch) and `training/maskable_ppo.py --fast` (needs
-  sb3-contrib): each trains for a few seconds, logs, and plays its final tournament.
+  sb3-contrib): each trains for a few seconds, logs, and plays its final tournament;
+  `training/torchrl_ppo.py --fast` (needs torchrl) trains and plays its greedy policy.
 - every `notebooks/*.ipynb`, executed with nbclient under `AWALE_FAST=1` (needs nbclient,
   nbformat, ipykernel and matplotlib; the training notebook also torch).
 - the committed notebooks themselves: executed, without errors, with PNG plots in their outputs.
@@ -64,6 +65,14 @@ def test_ppo_selfplay_fast(tmp_path):
     # A few seconds of training already beat the random agent most of the time.
     assert last["eval/win_rate_vs_random"] > 0.6, last
     check_tournament(out, "ppo", logdir)
+
+
+def test_torchrl_ppo_fast(tmp_path):
+    """TorchRL's collector, GAE and clipped PPO loss over `obs_mode="dict"` (the mask in the
+    observation); the fast run trains for a few seconds and plays the greedy policy."""
+    need("torch", "torchrl")
+    out = run_recipe("torchrl_ppo.py", tmp_path / "torchrl")
+    assert "frames 4000:" in out and "greedy policy against random" in out, out[-2000:]
 
 
 def test_ppo_selfplay_multiplayer(tmp_path):
