@@ -58,7 +58,8 @@ pub fn framed(values: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The valid layer-2 file.
+/// The valid layer-2 file (for `tests/fuzz_corpus.rs`).
+#[allow(dead_code)]
 pub fn valid_file() -> Vec<u8> {
     let index = LayerIndex::new(12, 2);
     let values: Vec<u8> = (0..index.count())

@@ -111,6 +111,12 @@ impl ReplayBuffer {
             return Err(CheckpointError::Corrupt("replay buffer header".into()).into());
         }
         let (n, p, h) = (rules.pits(), rules.players as usize, rules.houses as usize);
+        // Each sample takes this many bytes: a count the rest of the input cannot hold is
+        // refused before anything is allocated for it.
+        let record = n + p + 1 + 4 + 4 * (h + p + 1);
+        if len > r.remaining() / record {
+            return Err(CheckpointError::Truncated.into());
+        }
         let mut samples = Vec::with_capacity(len);
         for _ in 0..len {
             let pits = r.bytes_raw(n)?.to_vec();
