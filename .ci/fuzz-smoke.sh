@@ -5,7 +5,9 @@
 # needs nightly's -Zsanitizer; the stable toolchain ships the ASan runtime).
 #
 # Environment: FUZZ_SECONDS (default 10) per target; CARGO_TARGET_DIR (default
-# fuzz/target); FUZZ_TARGETS (default: every target).
+# fuzz/target); FUZZ_TARGETS (default: every target); FUZZ_SEED (default 1): libFuzzer's seed,
+# fixed so that a run explores the same inputs each time (CI does not fail at random on a bug
+# it happened to reach; finding new ones is the job of the long runs of docs/reliability.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -29,7 +31,7 @@ for t in $targets; do
     cp -r "regressions/$t/." "$scratch/$t/" 2>/dev/null || true
     echo "== fuzzing $t for ${seconds} s ($(($(date +%s) - start)) s)"
     if ! cargo fuzz run --target-dir "$target_dir" "$t" "$scratch/$t" -- \
-        -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 \
+        -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" -print_final_stats=1 -rss_limit_mb=2048 \
         >"$scratch/$t.log" 2>&1; then
         tail -n 60 "$scratch/$t.log"
         echo "== $t FAILED: the crash input is under fuzz/artifacts/$t/"
