@@ -42,7 +42,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::eval::Evaluator;
-use super::{no_move, Agent, Turn};
+use super::{no_move, Agent, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::{CycleRule, Rules, MAX_PITS};
 use crate::state::{PositionKey, State, Status};
@@ -99,6 +99,36 @@ pub struct SearchResult {
     pub elapsed: Duration,
 }
 
+impl SearchResult {
+    /// The search as [`Thoughts`]: the value in seeds (or a proven result), depth and nodes.
+    pub fn thoughts(&self) -> Thoughts {
+        let proven = if self.value > WIN_BOUND {
+            Some("win")
+        } else if self.value < -WIN_BOUND {
+            Some("loss")
+        } else {
+            None
+        };
+        let eval = match proven {
+            Some("win") => "a win by force".to_string(),
+            Some(_) => "a loss against best play".to_string(),
+            None => format!("{:+.2} seeds for the mover", self.value as f64 / 100.0),
+        };
+        Thoughts {
+            summary: format!(
+                "alpha-beta depth {}: {eval}, {} nodes",
+                self.depth, self.nodes
+            ),
+            value: proven.is_none().then_some(self.value as f64 / 100.0),
+            unit: "seeds",
+            proven,
+            depth: Some(self.depth),
+            nodes: Some(self.nodes),
+            moves: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct TtEntry {
     key: u64,
@@ -142,6 +172,8 @@ pub struct AlphaBeta {
     horizon_hit: bool,
     /// Endgame tables probed at positions they cover (exact leaves), if any.
     tablebase: Option<Arc<Tablebase>>,
+    /// The last search of [`Agent::select`], for [`Agent::thoughts`].
+    last: Option<SearchResult>,
 }
 
 impl AlphaBeta {
@@ -171,6 +203,7 @@ impl AlphaBeta {
             can_stop: false,
             horizon_hit: false,
             tablebase: None,
+            last: None,
         }
     }
 
@@ -654,10 +687,18 @@ impl Agent for AlphaBeta {
     }
 
     fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
-        Ok(self.search(turn)?.best)
+        let r = self.search(turn)?;
+        let best = r.best;
+        self.last = Some(r);
+        Ok(best)
+    }
+
+    fn thoughts(&self) -> Option<Thoughts> {
+        self.last.as_ref().map(SearchResult::thoughts)
     }
 
     fn reset(&mut self, _seed: u64) {
+        self.last = None;
         if self.tt_used {
             self.tt.iter_mut().for_each(|e| *e = TtEntry::default());
             self.tt_used = false;

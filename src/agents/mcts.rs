@@ -28,7 +28,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::eval::outcome;
-use super::{no_move, random_bit, Agent, Turn};
+use super::{no_move, random_bit, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
 use crate::state::{PositionKey, State};
@@ -70,6 +70,38 @@ pub struct MctsResult {
     pub elapsed: Duration,
 }
 
+impl MctsResult {
+    /// The search as [`Thoughts`]: the chosen move's mean return and every root move's visits.
+    pub fn thoughts(&self) -> Thoughts {
+        let value = self
+            .children
+            .iter()
+            .find(|c| c.0 == self.best)
+            .map(|c| c.2 as f64);
+        Thoughts {
+            summary: format!(
+                "MCTS {} simulations: mean return {:+.2} for the mover",
+                self.sims,
+                value.unwrap_or(0.0)
+            ),
+            value,
+            unit: "return",
+            proven: None,
+            depth: None,
+            nodes: Some(self.sims as u64),
+            moves: self
+                .children
+                .iter()
+                .map(|&(house, visits, value)| MoveThought {
+                    house,
+                    visits,
+                    value: Some(value),
+                })
+                .collect(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Node {
     state: State,
@@ -92,6 +124,7 @@ pub struct Mcts {
     nodes: Vec<Node>,
     keys: Vec<PositionKey>,
     order: Vec<u32>,
+    last: Option<MctsResult>,
 }
 
 impl Mcts {
@@ -106,6 +139,7 @@ impl Mcts {
             nodes: Vec::new(),
             keys: Vec::with_capacity(256),
             order: Vec::with_capacity(64),
+            last: None,
         }
     }
 
@@ -321,12 +355,20 @@ impl Agent for Mcts {
     }
 
     fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
-        Ok(self.search(turn)?.best)
+        let r = self.search(turn)?;
+        let best = r.best;
+        self.last = Some(r);
+        Ok(best)
+    }
+
+    fn thoughts(&self) -> Option<Thoughts> {
+        self.last.as_ref().map(MctsResult::thoughts)
     }
 
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.nodes.clear();
+        self.last = None;
     }
 }
 

@@ -38,6 +38,7 @@ pub mod opponent;
 pub mod perfect;
 pub mod random;
 pub mod spec;
+pub mod thoughts;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use eval::{outcome, Evaluator};
@@ -47,6 +48,7 @@ pub use opponent::{opponent_from_spec, AgentPolicy};
 pub use perfect::PerfectAgent;
 pub use random::RandomAgent;
 pub use spec::{build_agent, parse_agent_list, AgentSpec, Registry};
+pub use thoughts::{MoveThought, Thoughts};
 
 /// What an agent sees when it is asked to move: the rules, the position, and the positions seen
 /// since the last capture (for the rules' repetition ending; may be empty).
@@ -113,6 +115,12 @@ pub trait Agent: Send {
     /// Prepares for a new game: forgets per-game state and reseeds the agent's random
     /// generator, so that the same seed gives the same play.
     fn reset(&mut self, seed: u64);
+
+    /// What the last [`Agent::select`] found (its evaluation, search size, root visits), for
+    /// people watching; `None` for agents that do not search (and before the first move).
+    fn thoughts(&self) -> Option<Thoughts> {
+        None
+    }
 }
 
 impl std::fmt::Debug for dyn Agent {
@@ -130,6 +138,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn reset(&mut self, seed: u64) {
         (**self).reset(seed)
+    }
+    fn thoughts(&self) -> Option<Thoughts> {
+        (**self).thoughts()
     }
 }
 

@@ -8,7 +8,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
-use super::{random_bit, Agent, Turn};
+use super::{random_bit, Agent, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::tablebase::Tablebase;
@@ -35,6 +35,8 @@ pub struct PerfectAgent {
     table: Arc<Tablebase>,
     rng: ChaCha8Rng,
     fallback: Option<AlphaBeta>,
+    /// The table's verdict on the last position it covered, `None` after a fallback search.
+    last: Option<Thoughts>,
 }
 
 impl PerfectAgent {
@@ -68,6 +70,7 @@ impl PerfectAgent {
             table,
             rng: ChaCha8Rng::seed_from_u64(seed),
             fallback,
+            last: None,
         })
     }
 }
@@ -85,8 +88,24 @@ impl Agent for PerfectAgent {
                 .best_moves()
                 .iter()
                 .fold(0u16, |m, &house| m | 1 << house);
+            let value = probe.best_value();
+            self.last = Some(Thoughts {
+                summary: format!(
+                    "endgame table: {value} of the {} seeds on the board for the mover{}",
+                    probe.seeds,
+                    if probe.cycle {
+                        " (by the cycle rule)"
+                    } else {
+                        ""
+                    }
+                ),
+                value: Some(value as f64),
+                unit: "seeds of the board",
+                ..Default::default()
+            });
             return Ok(random_bit(&mut self.rng, mask));
         }
+        self.last = None;
         match &mut self.fallback {
             Some(ab) => ab.select(turn),
             None => Err(AwaleError::AgentFailed {
@@ -100,8 +119,17 @@ impl Agent for PerfectAgent {
         }
     }
 
+    fn thoughts(&self) -> Option<Thoughts> {
+        match (&self.last, &self.fallback) {
+            (Some(t), _) => Some(t.clone()),
+            (None, Some(ab)) => ab.thoughts(),
+            (None, None) => None,
+        }
+    }
+
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.last = None;
         if let Some(ab) = &mut self.fallback {
             ab.reset(seed);
         }

@@ -6,6 +6,8 @@ mod bench;
 mod perft;
 mod play;
 mod rules;
+#[cfg(feature = "serve")]
+mod serve;
 mod show;
 mod tablebase;
 mod tournament;
@@ -38,7 +40,7 @@ pub enum Command {
     Rules(rules::Args),
     /// Print a position as an ASCII board, with its legal moves and status.
     Show(show::Args),
-    /// Play a game at the terminal against a built-in opponent.
+    /// Play a game at the terminal against any agents (hint, undo, a saved record).
     Play(play::Args),
     /// Count the leaf nodes of the game tree to a depth (a correctness check).
     Perft(perft::Args),
@@ -50,6 +52,10 @@ pub enum Command {
     Tablebase(tablebase::Args),
     /// Score each move of a game record that the endgame table covers against perfect play.
     Analyze(tablebase::AnalyzeArgs),
+    /// A local web page to play against any agent, watch agents play and replay games (and
+    /// its JSON API).
+    #[cfg(feature = "serve")]
+    Serve(serve::Args),
     /// Train a policy/value network by self-play (AlphaZero family), then evaluate it.
     #[cfg(feature = "train")]
     Train(train::Args),
@@ -66,6 +72,8 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Tournament(a) => tournament::run(a),
         Command::Tablebase(a) => tablebase::run(a),
         Command::Analyze(a) => tablebase::analyze(a),
+        #[cfg(feature = "serve")]
+        Command::Serve(a) => serve::run(a),
         #[cfg(feature = "train")]
         Command::Train(a) => train::run(a),
     }

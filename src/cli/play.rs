@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use rand::Rng;
 
-use awale::agents::alphabeta::WIN_BOUND;
 use awale::agents::{
     derive_seed, parse_agent_list, Agent, AlphaBeta, AlphaBetaConfig, Mcts, MctsConfig, Turn,
 };
@@ -110,34 +109,18 @@ fn opponents(
     Ok(seats)
 }
 
-/// The `hint` text: the strongest built-in search's move and evaluation, and the table's
-/// values when it covers the position.
-fn hint(
-    game: &Game,
-    table: Option<&awale::tablebase::Tablebase>,
-) -> Result<String, Box<dyn std::error::Error>> {
-    let rules = game.rules();
-    let me = game.to_move();
+/// The strongest built-in search's move for the player to move and what it found: alpha-beta
+/// to depth 8 with two players, MCTS with 2,000 simulations otherwise (`hint` here, the
+/// `hint` route of `awale serve`).
+pub(crate) fn advice(game: &Game) -> awale::Result<(usize, awale::agents::Thoughts)> {
     let turn = Turn::from_game(game);
-    let mut out = if rules.players == 2 {
+    if game.rules().players == 2 {
         let mut ab = AlphaBeta::new(AlphaBetaConfig {
             depth: 8,
             ..Default::default()
         });
         let r = ab.search(&turn)?;
-        let eval = if r.value > WIN_BOUND {
-            "a win by force".to_string()
-        } else if r.value < -WIN_BOUND {
-            "a loss against best play".to_string()
-        } else {
-            format!("{:+.2} seeds for you", r.value as f64 / 100.0)
-        };
-        format!(
-            "hint: {} (alpha-beta depth {}: {eval}, {} nodes)",
-            format_move(rules, me, r.best),
-            r.depth,
-            r.nodes
-        )
+        Ok((r.best, r.thoughts()))
     } else {
         let mut mcts = Mcts::new(
             MctsConfig {
@@ -147,17 +130,49 @@ fn hint(
             game.moves().len() as u64,
         );
         let r = mcts.search(&turn)?;
-        let (visits, mean) = r
-            .children
-            .iter()
-            .find(|c| c.0 == r.best)
-            .map_or((0, 0.0), |c| (c.1, c.2));
-        format!(
-            "hint: {} (MCTS {} simulations: {visits} visits, mean return {mean:+.2})",
-            format_move(rules, me, r.best),
-            r.sims
-        )
-    };
+        Ok((r.best, r.thoughts()))
+    }
+}
+
+/// `game` taken back to the last turn of a person (`is_person(seat)`): the moves since it and
+/// that move itself are dropped. Returns the shorter game and the plies taken back, or `None`
+/// when no person has moved yet.
+pub(crate) fn take_back(
+    game: &Game,
+    is_person: impl Fn(usize) -> bool,
+) -> awale::Result<Option<(Game, usize)>> {
+    let rules = *game.rules();
+    let moves: Vec<usize> = game.moves().iter().map(|&m| m as usize).collect();
+    let mut s = *game.start();
+    let mut last = None;
+    for (i, &h) in moves.iter().enumerate() {
+        if is_person(s.to_move()) {
+            last = Some(i);
+        }
+        s.apply_unchecked(&rules, h);
+    }
+    match last {
+        None => Ok(None),
+        Some(i) => Ok(Some((
+            Game::replay(rules, *game.start(), &moves[..i])?,
+            moves.len() - i,
+        ))),
+    }
+}
+
+/// The `hint` text: [`advice`], and the table's values when it covers the position.
+fn hint(
+    game: &Game,
+    table: Option<&awale::tablebase::Tablebase>,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let rules = game.rules();
+    let me = game.to_move();
+    let (best, thoughts) = advice(game)?;
+    let mut out = format!(
+        "hint: {} ({})",
+        format_move(rules, me, best),
+        thoughts.summary
+    );
     if let Some(t) = table.filter(|t| game.state().board_seeds(rules) as usize <= t.max_seeds()) {
         let p = t.probe(game.state())?;
         let best: Vec<String> = p
@@ -317,24 +332,14 @@ pub fn session(
                 }
                 "undo" => {
                     // Back to the person's previous turn: drop the moves since it, and it.
-                    let moves: Vec<usize> = game.moves().iter().map(|&m| m as usize).collect();
-                    let mut s = *game.start();
-                    let mut mine = None;
-                    for (i, &h) in moves.iter().enumerate() {
-                        if s.to_move() == me {
-                            mine = Some(i);
-                        }
-                        s.apply_unchecked(&rules, h);
-                    }
-                    match mine {
+                    match take_back(&game, |seat| seat == me)? {
                         None => writeln!(out, "nothing to undo: you have not moved yet")?,
-                        Some(i) => {
-                            game = Game::replay(rules, *game.start(), &moves[..i])?;
+                        Some((shorter, plies)) => {
+                            game = shorter;
                             writeln!(
                                 out,
-                                "took back {} move{}",
-                                moves.len() - i,
-                                if moves.len() - i == 1 { "" } else { "s" }
+                                "took back {plies} move{}",
+                                if plies == 1 { "" } else { "s" }
                             )?;
                             write!(out, "\n{}", render_board(&rules, game.state()))?;
                         }

@@ -23,7 +23,7 @@ use super::model::{encode_batch, input_scale, NetShape, PolicyValueNet};
 use super::search::{Evaluation, Search, SearchKind, SearchSettings};
 use super::{TrainConfig, TrainError, TrainResult};
 use crate::agents::spec::{AgentSpec, Registry};
-use crate::agents::{no_move, Agent, Turn};
+use crate::agents::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::az::network::{evaluations_from_outputs, Network, NetworkEvaluator};
 use crate::batch::ObsEncoding;
 use crate::error::{AwaleError, Result};
@@ -113,16 +113,19 @@ impl Network for NetCore {
             &self.device,
         );
         let y = self.net.forward(x);
-        *logits = y
-            .policy
+        let houses = y.policy.dims()[1];
+        // One device-to-host transfer (one synchronisation on a GPU) for both heads.
+        let both = Tensor::cat(vec![y.policy, y.value], 1)
             .into_data()
             .try_into_vec::<f32>()
-            .expect("the network's logits are f32");
-        *values = y
-            .value
-            .into_data()
-            .try_into_vec::<f32>()
-            .expect("the network's values are f32");
+            .expect("the network's outputs are f32");
+        let width = both.len() / batch.max(1);
+        logits.clear();
+        values.clear();
+        for row in both.chunks_exact(width) {
+            logits.extend_from_slice(&row[..houses]);
+            values.extend_from_slice(&row[houses..]);
+        }
     }
 }
 
@@ -156,6 +159,8 @@ pub struct NnAgent {
     rng: ChaCha8Rng,
     features: Vec<f32>,
     evals: Vec<Evaluation>,
+    /// The last move's search and the mover, for [`Agent::thoughts`].
+    last: Option<(super::search::SearchResult, usize)>,
 }
 
 impl NnAgent {
@@ -175,6 +180,7 @@ impl NnAgent {
             rng: ChaCha8Rng::seed_from_u64(0),
             features: Vec::new(),
             evals: Vec::new(),
+            last: None,
         }
     }
 
@@ -213,11 +219,38 @@ impl Agent for NnAgent {
         if legal.count_ones() == 1 {
             return Ok(legal.trailing_zeros() as usize);
         }
-        Ok(self.analyse(turn.state).action)
+        let r = self.analyse(turn.state);
+        let action = r.action;
+        self.last = Some((r, turn.state.to_move()));
+        Ok(action)
+    }
+
+    fn thoughts(&self) -> Option<Thoughts> {
+        let (r, mover) = self.last.as_ref()?;
+        let value = r.value[*mover] as f64;
+        Some(Thoughts {
+            summary: format!(
+                "network search, {} simulations: value {value:+.2} for the mover",
+                self.sims
+            ),
+            value: Some(value),
+            unit: "return",
+            nodes: Some(self.sims as u64),
+            moves: (0..super::search::MAX_ACTIONS)
+                .filter(|&h| r.legal >> h & 1 == 1)
+                .map(|house| MoveThought {
+                    house,
+                    visits: r.visits[house],
+                    value: None,
+                })
+                .collect(),
+            ..Default::default()
+        })
     }
 
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.last = None;
     }
 }
 

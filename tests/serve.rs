@@ -1,0 +1,499 @@
+//! `awale serve`: the JSON API through real HTTP requests to the binary (`--port 0`), every
+//! route, bad input, concurrent games, an agent slower than the time limit, and replays.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// A running `awale serve`, killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args(["serve", "--port", "0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("awale serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("awale serve: listening on http://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"));
+    let addr = url.trim_end_matches('/').parse().unwrap();
+    Server { child, addr }
+}
+
+/// One HTTP/1.1 request (`Connection: close`); the status and the body.
+fn raw(addr: SocketAddr, method: &str, path: &str, ctype: &str, body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    // A server may answer (413) before it has read the whole body and close: ignore that.
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    let body = text.split_once("\r\n\r\n").map_or("", |x| x.1).to_string();
+    (status, body)
+}
+
+fn call(srv: &Server, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let bytes = body.map(|b| b.to_string()).unwrap_or_default();
+    let (status, text) = raw(srv.addr, method, path, "application/json", bytes.as_bytes());
+    let v = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or_else(|_| json!({ "text": text }))
+    };
+    (status, v)
+}
+
+fn error_of(v: &Value) -> &str {
+    v["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error in {v}"))
+}
+
+fn new_game(srv: &Server, body: Value) -> (u64, Value) {
+    let (status, v) = call(srv, "POST", "/api/games", Some(body));
+    assert_eq!(status, 201, "{v}");
+    (v["id"].as_u64().unwrap(), v)
+}
+
+/// Plays `id` to the end: the person plays their first legal house, agents move through
+/// `agent-move` (waiting while they think). Returns the final view.
+fn play_out(srv: &Server, id: u64) -> Value {
+    let mut v = call(srv, "GET", &format!("/api/games/{id}"), None).1;
+    for _ in 0..1000 {
+        if v["over"].as_bool().unwrap() {
+            return v;
+        }
+        let (status, next) = if v["person_to_move"].as_bool().unwrap() {
+            let house = v["legal"][0].clone();
+            call(
+                srv,
+                "POST",
+                &format!("/api/games/{id}/move"),
+                Some(json!({ "house": house })),
+            )
+        } else {
+            call(srv, "POST", &format!("/api/games/{id}/agent-move"), None)
+        };
+        assert!(status == 200 || status == 202, "{status} {next}");
+        v = next;
+        while v["thinking"].as_bool().unwrap() {
+            std::thread::sleep(Duration::from_millis(50));
+            v = call(srv, "GET", &format!("/api/games/{id}"), None).1;
+        }
+    }
+    panic!("game {id} did not end: {v}");
+}
+
+#[test]
+fn the_page_presets_and_agents_are_served() {
+    let srv = serve(&[]);
+    let (status, page) = raw(srv.addr, "GET", "/", "text/plain", b"");
+    assert_eq!(status, 200);
+    assert!(page.contains("<svg id=\"board\""), "{page}");
+    for external in ["src=\"http", "href=\"http", "url(http", "@import", "<link"] {
+        assert!(
+            !page.contains(external),
+            "no external resources: {external}"
+        );
+    }
+    let (status, v) = call(&srv, "GET", "/api/presets", None);
+    assert_eq!(status, 200);
+    let names: Vec<&str> = v["presets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"abapa") && names.contains(&"oware6"),
+        "{names:?}"
+    );
+    let (status, v) = call(&srv, "GET", "/api/agents", None);
+    assert_eq!(status, 200);
+    let kinds: Vec<&str> = v["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    for k in ["random", "greedy", "alphabeta", "mcts", "perfect"] {
+        assert!(kinds.contains(&k), "{kinds:?}");
+    }
+}
+
+#[test]
+fn a_person_plays_alphabeta_to_the_end_with_undo_and_hint() {
+    let srv = serve(&[]);
+    let (id, v) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["human", "alphabeta:depth=2"], "seed": 3}),
+    );
+    assert_eq!(v["pits"], json!([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4]));
+    assert_eq!(v["legal"], json!([0, 1, 2, 3, 4, 5]));
+    assert!(v["person_to_move"].as_bool().unwrap());
+    // Undo before any move is refused; a move in notation; the agent answers with thoughts.
+    let (status, e) = call(&srv, "POST", &format!("/api/games/{id}/undo"), None);
+    assert_eq!(status, 409, "{e}");
+    let (status, v) = call(
+        &srv,
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(json!({"house": "C"})),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["pits"], json!([4, 4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4]));
+    assert_eq!(v["last"]["label"], "C");
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
+    assert_eq!(status, 200, "{v}");
+    let t = &v["last"]["thoughts"];
+    assert_eq!(t["depth"], 2, "{v}");
+    assert!(
+        t["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("alpha-beta depth 2"),
+        "{t}"
+    );
+    assert_eq!(v["moves"].as_array().unwrap().len(), 2);
+    // The hint: alpha-beta depth 8's move, legal.
+    let (status, h) = call(&srv, "GET", &format!("/api/games/{id}/hint"), None);
+    assert_eq!(status, 200, "{h}");
+    assert!(v["legal"].as_array().unwrap().contains(&h["house"]), "{h}");
+    assert_eq!(h["thoughts"]["depth"], 8);
+    // Undo takes back the agent's reply and the person's move.
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/undo"), None);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["moves"], json!([]));
+    let end = play_out(&srv, id);
+    assert!(end["over"].as_bool().unwrap());
+    let stores: u64 = end["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap())
+        .sum();
+    let board: u64 = end["pits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap())
+        .sum();
+    assert_eq!(stores + board, 48, "{end}");
+    assert!(end["legal"].as_array().unwrap().is_empty());
+    // Nothing moves in a finished game.
+    let (status, e) = call(
+        &srv,
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(json!({"house": 0})),
+    );
+    assert_eq!(status, 409, "{e}");
+    assert!(error_of(&e).contains("over"), "{e}");
+    let (status, _) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
+    assert_eq!(status, 409);
+    let (status, _) = call(&srv, "DELETE", &format!("/api/games/{id}"), None);
+    assert_eq!(status, 204);
+    let (status, _) = call(&srv, "GET", &format!("/api/games/{id}"), None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn bad_input_gets_a_4xx_with_the_reason_and_the_server_stays_up() {
+    let srv = serve(&[]);
+    let cases: Vec<(Value, u16, &str)> = vec![
+        (
+            json!({"rules": "nope", "seats": ["human", "random"]}),
+            400,
+            "unknown rules preset",
+        ),
+        (
+            json!({"rules": "abapa", "seats": ["human"]}),
+            400,
+            "1 entries for a 2-player game",
+        ),
+        (
+            json!({"rules": "abapa", "seats": ["human", "wizard"]}),
+            400,
+            "seat 1",
+        ),
+        (
+            json!({"rules": "abapa", "seats": ["human", "alphabeta:depth=x"]}),
+            400,
+            "seat 1",
+        ),
+        (
+            json!({"rules": "oware:players=3", "seats": ["human", "random", "alphabeta:depth=2"]}),
+            400,
+            "2-player games",
+        ),
+        (
+            json!({"rules": "oware:players=3", "seats": ["human", "random", "mcts:sims=10"]}),
+            201,
+            "",
+        ),
+        (
+            json!({"position": "abapa 4,4/4", "seats": ["human", "random"]}),
+            400,
+            "position",
+        ),
+        (
+            json!({"rules": "abapa", "seats": ["human", "random"], "colour": 1}),
+            422,
+            "unknown field",
+        ),
+        (
+            json!({"rules": 5, "seats": ["human", "random"]}),
+            422,
+            "invalid type",
+        ),
+    ];
+    for (body, want, reason) in cases {
+        let (status, v) = call(&srv, "POST", "/api/games", Some(body.clone()));
+        assert_eq!(status, want, "{body} -> {v}");
+        if want >= 400 {
+            assert!(error_of(&v).contains(reason), "{body} -> {v}");
+        }
+    }
+    let (id, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["human", "random"], "seed": 1}),
+    );
+    let mv = format!("/api/games/{id}/move");
+    for (body, want, reason) in [
+        (json!({"house": 6}), 400, "out of range"),
+        (json!({"house": -1}), 400, "out of range"),
+        (json!({"house": "z"}), 400, ""),
+        (json!({"house": [1]}), 400, "must be a number"),
+        (json!({}), 422, "missing field"),
+    ] {
+        let (status, v) = call(&srv, "POST", &mv, Some(body.clone()));
+        assert_eq!(status, want, "{body} -> {v}");
+        assert!(error_of(&v).contains(reason), "{body} -> {v}");
+    }
+    // Malformed JSON, the wrong content type, a huge body.
+    let (status, text) = raw(srv.addr, "POST", &mv, "application/json", b"{\"house\": ");
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("bad JSON body"), "{text}");
+    let (status, text) = raw(srv.addr, "POST", &mv, "text/plain", b"{\"house\": 1}");
+    assert_eq!(status, 415, "{text}");
+    let huge = vec![b' '; 1 << 20];
+    let (status, _) = raw(srv.addr, "POST", &mv, "application/json", &huge);
+    assert_eq!(status, 413);
+    // The agent's turn is not the person's, and the other way round.
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
+    assert_eq!(status, 409, "{v}");
+    let (status, v) = call(&srv, "POST", &mv, Some(json!({"house": 0})));
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = call(&srv, "POST", &mv, Some(json!({"house": 0})));
+    assert_eq!(status, 409, "{v}");
+    assert!(error_of(&v).contains("agent-move"), "{v}");
+    // An illegal move: South's house A is empty.
+    let (id2, _) = new_game(
+        &srv,
+        json!({"position": "abapa 0,5,4,4,4,4/4,4,4,4,4,4 3,0 0", "seats": ["human", "random"]}),
+    );
+    let (status, v) = call(
+        &srv,
+        "POST",
+        &format!("/api/games/{id2}/move"),
+        Some(json!({"house": 0})),
+    );
+    assert_eq!(status, 422, "{v}");
+    assert!(error_of(&v).contains("legal:"), "{v}");
+    // Unknown games, ids and routes.
+    assert_eq!(call(&srv, "GET", "/api/games/999999", None).0, 404);
+    assert_eq!(call(&srv, "GET", "/api/games/abc", None).0, 400);
+    assert_eq!(call(&srv, "GET", "/api/nothing", None).0, 404);
+    assert_eq!(call(&srv, "DELETE", "/api/presets", None).0, 405);
+    // Still serving.
+    assert_eq!(call(&srv, "GET", "/api/presets", None).0, 200);
+}
+
+#[test]
+fn concurrent_games_are_independent() {
+    let srv = serve(&[]);
+    let finals: Vec<Value> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|k| {
+                let srv = &srv;
+                scope.spawn(move || {
+                    let seats = if k % 2 == 0 {
+                        json!(["greedy", "random"])
+                    } else {
+                        json!(["random", "mcts:sims=50", "greedy"])
+                    };
+                    let rules = if k % 2 == 0 {
+                        "abapa"
+                    } else {
+                        "oware:players=3"
+                    };
+                    let (id, _) = new_game(srv, json!({"rules": rules, "seats": seats, "seed": k}));
+                    play_out(srv, id)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (k, v) in finals.iter().enumerate() {
+        assert!(v["over"].as_bool().unwrap(), "{v}");
+        assert_eq!(v["players"], if k % 2 == 0 { 2 } else { 3 });
+    }
+    // The same seeds give the same games.
+    let (id, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["greedy", "random"], "seed": 0}),
+    );
+    assert_eq!(play_out(&srv, id)["moves"], finals[0]["moves"]);
+}
+
+#[test]
+fn a_slow_agent_does_not_block_the_server() {
+    // `time_ms=0` keeps alpha-beta from the server's limit: the request answers 202 after the
+    // limit (+1 s) while the search goes on (depth 40 takes far longer), and other requests are
+    // served meanwhile. The search dies with the server at the end of the test.
+    let srv = serve(&["--move-time-ms", "100"]);
+    let (id, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["alphabeta:depth=40,time_ms=0", "random"], "seed": 1}),
+    );
+    let t0 = Instant::now();
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
+    assert_eq!(status, 202, "{v}");
+    assert!(v["thinking"].as_bool().unwrap(), "{v}");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    let t1 = Instant::now();
+    assert_eq!(call(&srv, "GET", "/api/presets", None).0, 200);
+    assert!(
+        t1.elapsed() < Duration::from_secs(2),
+        "another request waited"
+    );
+    let (status, v) = call(&srv, "GET", &format!("/api/games/{id}"), None);
+    assert_eq!(status, 200);
+    assert!(v["thinking"].as_bool().unwrap(), "{v}");
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
+    assert_eq!(status, 202, "asking again while it thinks: {v}");
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/undo"), None);
+    assert_eq!(status, 409, "{v}");
+    // With the server's limit (alpha-beta takes time_ms), even depth 30 answers in time.
+    let (id, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["alphabeta:depth=30", "random"]}),
+    );
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
+    assert_eq!(status, 200, "{v}");
+}
+
+#[test]
+fn records_and_tournament_files_replay_move_by_move() {
+    let srv = serve(&[]);
+    // A game record in text, as `awale play --record` writes it.
+    let record = "[Rules \"abapa\"]\nC f A c\n";
+    let (status, v) = raw(
+        srv.addr,
+        "POST",
+        "/api/replay",
+        "text/plain",
+        record.as_bytes(),
+    );
+    assert_eq!(status, 200, "{v}");
+    let v: Value = serde_json::from_str(&v).unwrap();
+    let frames = v["games"][0]["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 5);
+    assert_eq!(frames[1]["move"], "C");
+    assert_eq!(
+        frames[1]["pits"],
+        json!([4, 4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4])
+    );
+    // A tournament's games.jsonl.
+    let dir = std::env::temp_dir().join(format!("awale-serve-replay-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args([
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "4",
+            "--seed",
+            "2",
+            "--no-progress",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let jsonl = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let (status, text) = raw(
+        srv.addr,
+        "POST",
+        "/api/replay",
+        "text/plain",
+        jsonl.as_bytes(),
+    );
+    assert_eq!(status, 200, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), jsonl.lines().count());
+    for (g, line) in games.iter().zip(jsonl.lines()) {
+        let line: Value = serde_json::from_str(line).unwrap();
+        let frames = g["frames"].as_array().unwrap();
+        assert_eq!(frames.len(), line["plies"].as_u64().unwrap() as usize + 1);
+        assert_eq!(g["seats"], line["seats"]);
+        let last = frames.last().unwrap();
+        assert_eq!(last["stores"], line["scores"], "{g}");
+    }
+    // Bad records: 4xx with the reason.
+    for (body, reason) in [
+        ("", "empty"),
+        ("[Rules \"abapa\"]\nC C C C\n", ""),
+        ("{\"record\": 5}", "not a game record"),
+        ("{not json", "line 1"),
+    ] {
+        let (status, text) = raw(
+            srv.addr,
+            "POST",
+            "/api/replay",
+            "text/plain",
+            body.as_bytes(),
+        );
+        assert_eq!(status, 400, "{body:?} -> {text}");
+        assert!(text.contains(reason), "{body:?} -> {text}");
+    }
+}
