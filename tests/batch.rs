@@ -931,3 +931,149 @@ fn the_caller_view_matches_the_python_vector_env() {
         assert_eq!(got, expected, "{opponent}: digest {got:#x}");
     }
 }
+
+/// A league member that always plays its lowest (or highest) legal house.
+#[derive(Debug)]
+struct Extreme(bool);
+
+impl awale::batch::Policy for Extreme {
+    fn name(&self) -> &str {
+        if self.0 {
+            "highest"
+        } else {
+            "lowest"
+        }
+    }
+    fn choose(&self, _: &Rules, _: &State, legal: u16, _: &mut ChaCha8Rng) -> usize {
+        if self.0 {
+            15 - legal.leading_zeros() as usize
+        } else {
+            legal.trailing_zeros() as usize
+        }
+    }
+}
+
+fn extremes_league() -> Opponent {
+    let members = vec![
+        Opponent::Policy(std::sync::Arc::new(Extreme(false))),
+        Opponent::Policy(std::sync::Arc::new(Extreme(true))),
+    ];
+    Opponent::League(std::sync::Arc::new(
+        awale::batch::League::new(members).unwrap(),
+    ))
+}
+
+#[test]
+fn a_league_member_plays_a_whole_episode_and_members_are_drawn_evenly() {
+    let rules = Rules::abapa();
+    let n = 2000;
+    let cfg = BatchConfig::new(rules, n)
+        .with_opponent(extremes_league())
+        .with_learner_seat(0)
+        .with_reset_mode(ResetMode::SameStep)
+        .with_seed(3)
+        .with_threads(2);
+    let mut batch = Batch::new(cfg).unwrap();
+    let mut buf = StepBuffers::<f32>::for_batch(&batch);
+    batch.reset(None, &mut buf.output()).unwrap();
+    let highest = batch.opponent_members().iter().filter(|&&m| m == 1).count();
+    assert!(
+        (850..=1150).contains(&highest),
+        "{highest} of {n} boards drew member 1"
+    );
+    assert!(batch.opponent_members().iter().all(|&m| m < 2));
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut checked = 0;
+    for _ in 0..200 {
+        let before: Vec<State> = batch.states().to_vec();
+        let members = batch.opponent_members().to_vec();
+        let actions = random_actions(&buf, n, &mut rng);
+        batch.step(&actions, &mut buf.output()).unwrap();
+        for i in 0..n {
+            if buf.terminated[i] || buf.truncated[i] {
+                continue;
+            }
+            // The caller's move, then every opponent move by the episode's member.
+            let mut st = before[i];
+            st.apply_unchecked(&rules, actions[i] as usize);
+            while !st.is_over() && st.to_move() != 0 {
+                let legal = st.legal_mask(&rules);
+                let h = if members[i] == 1 {
+                    15 - legal.leading_zeros() as usize
+                } else {
+                    legal.trailing_zeros() as usize
+                };
+                st.apply_unchecked(&rules, h);
+                checked += 1;
+            }
+            assert_eq!(st.pits(), batch.states()[i].pits(), "board {i}");
+            assert_eq!(
+                batch.opponent_members()[i],
+                members[i],
+                "board {i} changed member mid-episode"
+            );
+        }
+    }
+    assert!(checked > 100_000, "{checked}");
+}
+
+#[test]
+fn a_league_is_reproducible_whatever_the_thread_count_and_survives_a_snapshot() {
+    let registry = awale::agents::Registry::builtin();
+    let rules = Rules::abapa();
+    let league = awale::agents::opponent_from_spec(
+        "league:random|greedy|alphabeta:depth=1",
+        &rules,
+        &registry,
+    )
+    .unwrap();
+    assert_eq!(league.name(), "league:random|greedy|alphabeta:depth=1");
+    let cfg = BatchConfig::new(rules, 301)
+        .with_opponent(league)
+        .with_reset_mode(ResetMode::SameStep)
+        .with_opening(Opening::between(0, 4))
+        .with_seed(11);
+    let one = run_digest(cfg.clone().with_threads(1), 40);
+    for t in [2, 5] {
+        let other = run_digest(cfg.clone().with_threads(t), 40);
+        assert!(one.0 == other.0, "{t} threads differ from 1");
+        assert_eq!(one.1, other.1);
+    }
+    // A snapshot keeps each board's member: the restored batch continues identically.
+    let mut a = Batch::new(cfg.clone().with_threads(2)).unwrap();
+    let mut buf = StepBuffers::<f32>::for_batch(&a);
+    a.reset(None, &mut buf.output()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for _ in 0..30 {
+        let acts = random_actions(&buf, 301, &mut rng);
+        a.step(&acts, &mut buf.output()).unwrap();
+    }
+    let snap = a.snapshot();
+    let mut b = Batch::new(cfg.with_threads(3)).unwrap();
+    b.restore(&snap).unwrap();
+    assert_eq!(a.opponent_members(), b.opponent_members());
+    let mut buf_b = StepBuffers::<f32>::for_batch(&b);
+    for _ in 0..30 {
+        let acts = random_actions(&buf, 301, &mut rng);
+        a.step(&acts, &mut buf.output()).unwrap();
+        b.step(&acts, &mut buf_b.output()).unwrap();
+        assert_eq!(buf.obs, buf_b.obs);
+        assert_eq!(a.opponent_members(), b.opponent_members());
+    }
+}
+
+#[test]
+fn bad_leagues_are_refused_with_the_reason() {
+    let registry = awale::agents::Registry::builtin();
+    let rules = Rules::abapa();
+    for (text, reason) in [
+        ("league:", "empty league member"),
+        ("league:random||greedy", "empty league member"),
+        ("league:random|self", "not 'self'"),
+        ("league:random|league:greedy", "not 'league:greedy'"),
+        ("league:random|wizard", "wizard"),
+    ] {
+        let e = awale::agents::opponent_from_spec(text, &rules, &registry).unwrap_err();
+        assert!(e.to_string().contains(reason), "{text}: {e}");
+    }
+}

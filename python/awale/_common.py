@@ -92,13 +92,21 @@ OPPONENTS = ("self", "random", "capture", "greedy")
 
 
 def check_opponent(opponent: Any) -> Any:
-    """A name, an agent spec, or a callable ``(State) -> house``; the simulator checks the
-    value."""
+    """A name, an agent spec, a list of those (a league, kept as a tuple), or a callable
+    ``(State) -> house``; the simulator checks the value."""
+    if isinstance(opponent, (list, tuple)):
+        bad = [m for m in opponent if not isinstance(m, str)]
+        if bad:
+            raise TypeError(
+                "a league's members are names or agent specs (strings); got "
+                f"{type(bad[0]).__name__}"
+            )
+        return tuple(opponent)
     if not isinstance(opponent, str) and not callable(opponent):
         raise TypeError(
             f"opponent must be one of {', '.join(OPPONENTS)}, an agent spec such as "
-            f"'alphabeta:depth=2', or a callable taking a State and returning a house; "
-            f"got {type(opponent).__name__}"
+            f"'alphabeta:depth=2', a list of those (a league: one drawn per episode), or a "
+            f"callable taking a State and returning a house; got {type(opponent).__name__}"
         )
     return opponent
 

@@ -312,6 +312,7 @@ class Batch:
         obs_dtype: ``"float32"`` or ``"uint8"``.
         reset_mode: ``"next_step"``, ``"same_step"`` or ``"disabled"`` (Gymnasium's modes).
         opponent: None or ``"self"`` (self-play), an agent spec (``"alphabeta:depth=2"``), a
+            list of specs (a league: one member drawn per episode, see ``opponent_members``), a
             callable ``(State) -> house`` (called with the GIL, one call at a time; when it
             fails the call that asked raises), ``"random"``, ``"capture"`` (the largest capture) or
             ``"greedy"`` (the tournament's greedy agent: the largest store gain net of the best
@@ -331,7 +332,7 @@ class Batch:
         obs: str = "compact",
         obs_dtype: str = "float32",
         reset_mode: str = "next_step",
-        opponent: Union[str, Callable[[State], int], None] = None,
+        opponent: Union[str, Sequence[str], Callable[[State], int], None] = None,
         learner_seat: Optional[int] = None,
         opening: _Opening = None,
         illegal: str = "error",
@@ -404,6 +405,8 @@ class Batch:
     def reset_mode(self) -> Literal["next_step", "same_step", "disabled"]: ...
     @property
     def opponent(self) -> str: ...
+    @property
+    def opponent_members(self) -> np.ndarray: ...
     @property
     def learner_seat(self) -> Optional[int]: ...
     @property

@@ -53,8 +53,10 @@ class AwaleEnv(gym.Env):
             :class:`awale.Rules`.
         opponent: ``"random"``, ``"capture"``, ``"greedy"``, ``"self"``, or an agent spec
             (``"alphabeta:depth=2"``, ``"mcts:sims=200"``, ``"perfect:fallback_depth=6"``,
-            ``"nn:path=…"`` in a build with the trainer), or a callable ``(State) -> house``
-            (an env with a callable opponent cannot be pickled).
+            ``"nn:path=…"`` in a build with the trainer), a list of those (a league: each episode
+            draws one member, uniformly from the episode's random stream, named in
+            ``info["opponent"]``), or a callable ``(State) -> house`` (an env with a callable
+            opponent cannot be pickled).
         learner_seat: the agent's seat against an opponent.
         obs: the observation encoding.
         obs_dtype: ``"float32"`` or ``"uint8"``.
@@ -143,6 +145,9 @@ class AwaleEnv(gym.Env):
             "action_mask": self._mask[0].copy(),
             "to_move": int(self._to_move[0]),
         }
+        league = _league_members(self._batch.opponent)
+        if league:
+            info["opponent"] = league[int(self._batch.opponent_members[0])]
         if ended:
             info["episode_length"] = int(self._length[0])
             info["episode_scores"] = self._scores[0].astype(np.int64)
@@ -212,3 +217,8 @@ class AwaleEnv(gym.Env):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._bind()
+
+
+def _league_members(opponent: str) -> list[str]:
+    """The members of a league opponent (``"league:a|b"``), or ``[]`` for any other one."""
+    return opponent[len("league:"):].split("|") if opponent.startswith("league:") else []

@@ -182,12 +182,17 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
         return obs
 
     def _base_info(self) -> dict[str, Any]:
-        return {
+        info = {
             "action_mask": self._out(self._mask),
             "_action_mask": self._all.copy(),
             "to_move": self._out(self._to_move),
             "_to_move": self._all.copy(),
         }
+        if self.opponent.startswith("league:"):
+            # The league member each board plays in its current episode (index into the list).
+            info["opponent_member"] = self._batch.opponent_members.astype(np.int64)
+            info["_opponent_member"] = self._all.copy()
+        return info
 
     def _episode_info(self, ended: np.ndarray) -> dict[str, Any]:
         """Statistics of the episodes that ended."""

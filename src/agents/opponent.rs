@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::spec::{AgentFactory, AgentSpec, Registry};
 use super::{Agent, Turn};
-use crate::batch::{Opponent, Policy};
+use crate::batch::{League, Opponent, Policy};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::state::State;
@@ -126,8 +126,32 @@ impl Policy for AgentPolicy {
 }
 
 /// The opponent named by `text`: a built-in batch opponent (`self`, `random`, `capture`,
-/// `greedy`) or any agent spec of `registry` ([`AgentPolicy`]).
+/// `greedy`), any agent spec of `registry` ([`AgentPolicy`]), or a league of them,
+/// `league:MEMBER|MEMBER|…` (one member drawn per episode; [`crate::batch::League`]).
+///
+/// ```
+/// use awale::agents::{opponent_from_spec, Registry};
+/// let rules = awale::Rules::abapa();
+/// let o = opponent_from_spec("league:random|alphabeta:depth=2", &rules, &Registry::builtin()).unwrap();
+/// assert_eq!(o.league_size(), 2);
+/// assert!(opponent_from_spec("league:", &rules, &Registry::builtin()).is_err());
+/// ```
 pub fn opponent_from_spec(text: &str, rules: &Rules, registry: &Registry) -> Result<Opponent> {
+    if let Some(list) = text.trim().strip_prefix("league:") {
+        let members = list
+            .split('|')
+            .map(|m| {
+                if m.trim().is_empty() {
+                    return Err(AwaleError::BadBatchInput(format!(
+                        "opponent '{text}': an empty league member"
+                    )));
+                }
+                opponent_from_spec(m, rules, registry)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let league = League::new(members).map_err(|e| unknown(text, e))?;
+        return Ok(Opponent::League(Arc::new(league)));
+    }
     if let Ok(o) = text.parse::<Opponent>() {
         return Ok(o);
     }

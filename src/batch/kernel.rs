@@ -37,21 +37,27 @@ pub(crate) struct Ctx<'a> {
     pub(crate) self_play: bool,
     /// The caller's seat with a policy opponent; `usize::MAX` in self-play.
     pub(crate) learner: usize,
+    /// `opponent.league_size()`: members to draw from at each reset, 0 without a league.
+    pub(crate) league: usize,
     pub(crate) opening: Opening,
 }
 
 impl Ctx<'_> {
     /// Starts a new episode on one board: a fresh start position (random first player if the
     /// rules draw one), the random opening, then the opponent's plies until the caller's seat
-    /// is to move.
+    /// is to move. With a league, first draws the member that plays this episode.
     pub(crate) fn reset_board<const W: usize>(
         &self,
         st: &mut State,
         hist: &mut Log<'_, W>,
         rng: &mut ChaCha8Rng,
+        member: &mut u8,
     ) {
         let r = &self.rules;
         for _ in 0..RESET_ATTEMPTS {
+            if self.league > 0 {
+                *member = rng.random_range(0..self.league) as u8;
+            }
             let first = match r.first_player {
                 FirstPlayer::Random => rng.random_range(0..r.players as usize),
                 FirstPlayer::Fixed(p) => p as usize,
@@ -77,7 +83,7 @@ impl Ctx<'_> {
                 }
                 *st = probe;
             }
-            self.play_opponents(st, hist, rng);
+            self.play_opponents(st, hist, rng, *member);
             if !st.is_over() {
                 return;
             }
@@ -92,9 +98,10 @@ impl Ctx<'_> {
         st: &mut State,
         hist: &mut Log<'_, W>,
         rng: &mut ChaCha8Rng,
+        member: u8,
     ) {
         if !self.self_play {
-            self.opponents_reply(st, hist, rng);
+            self.opponents_reply(st, hist, rng, member);
         }
     }
 
@@ -105,13 +112,16 @@ impl Ctx<'_> {
         st: &mut State,
         hist: &mut Log<'_, W>,
         rng: &mut ChaCha8Rng,
+        member: u8,
     ) {
         while !st.is_over() && st.to_move() != self.learner {
             let legal = st.legal_mask(&self.rules);
             if legal == 0 {
                 break;
             }
-            let h = self.opponent.pick(&self.rules, st, legal, rng);
+            let h = self
+                .opponent
+                .pick(&self.rules, st, legal, member as usize, rng);
             let info = st.apply_unchecked(&self.rules, h);
             hist.record(&self.rules, st, &info);
         }
@@ -164,7 +174,12 @@ impl Ctx<'_> {
         l: &mut Lanes<'_, O>,
         i: usize,
     ) {
-        self.reset_board(&mut l.states[i], &mut l.reps.board::<W>(i), &mut l.rngs[i]);
+        self.reset_board(
+            &mut l.states[i],
+            &mut l.reps.board::<W>(i),
+            &mut l.rngs[i],
+            &mut l.members[i],
+        );
         l.lengths[i] = 0;
         l.done[i] = false;
         l.masks[i] = l.states[i].legal_mask(&self.rules);
@@ -258,7 +273,7 @@ impl Ctx<'_> {
                 let mut log = l.reps.board::<W>(i);
                 log.record(r, st, &info);
                 l.lengths[i] += 1;
-                self.play_opponents(st, &mut log, &mut l.rngs[i]);
+                self.play_opponents(st, &mut log, &mut l.rngs[i], l.members[i]);
             }
             match st.status() {
                 Status::Ongoing => {
@@ -279,7 +294,12 @@ impl Ctx<'_> {
             if let Some(f) = l.final_obs.as_deref_mut() {
                 encode(self.enc, r, &l.states[i], &mut f[i * od..(i + 1) * od]);
             }
-            self.reset_board(&mut l.states[i], &mut l.reps.board::<W>(i), &mut l.rngs[i]);
+            self.reset_board(
+                &mut l.states[i],
+                &mut l.reps.board::<W>(i),
+                &mut l.rngs[i],
+                &mut l.members[i],
+            );
             l.lengths[i] = 0;
             l.masks[i] = l.states[i].legal_mask(r);
         } else {

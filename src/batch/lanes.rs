@@ -24,6 +24,8 @@ pub(crate) struct Boards {
     pub(crate) done: Vec<bool>,
     /// Caller steps taken in the current episode.
     pub(crate) lengths: Vec<u32>,
+    /// The league member each board plays in its current episode (0 without a league).
+    pub(crate) members: Vec<u8>,
 }
 
 /// A contiguous range of boards with the matching rows of the output buffers.
@@ -34,6 +36,7 @@ pub(crate) struct Lanes<'a, O: ObsValue> {
     pub(crate) masks: &'a mut [u16],
     pub(crate) done: &'a mut [bool],
     pub(crate) lengths: &'a mut [u32],
+    pub(crate) members: &'a mut [u8],
     /// Per-board instruction decoded before stepping (see `kernel`).
     pub(crate) codes: &'a [u8],
     pub(crate) obs: &'a mut [O],
@@ -72,6 +75,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
             masks: &mut boards.masks,
             done: &mut boards.done,
             lengths: &mut boards.lengths,
+            members: &mut boards.members,
             codes,
             obs: out.obs,
             mask: out.mask,
@@ -103,6 +107,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
         let (masks_a, masks_b) = split(self.masks, mid);
         let (done_a, done_b) = split(self.done, mid);
         let (len_a, len_b) = split(self.lengths, mid);
+        let (mem_a, mem_b) = split(self.members, mid);
         let (codes_a, codes_b) = self.codes.split_at(mid);
         let (obs_a, obs_b) = split(self.obs, mid * od);
         let (mask_a, mask_b) = split(self.mask, mid * h);
@@ -128,6 +133,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
                 masks: masks_a,
                 done: done_a,
                 lengths: len_a,
+                members: mem_a,
                 codes: codes_a,
                 obs: obs_a,
                 mask: mask_a,
@@ -150,6 +156,7 @@ impl<'a, O: ObsValue> Lanes<'a, O> {
                 masks: masks_b,
                 done: done_b,
                 lengths: len_b,
+                members: mem_b,
                 codes: codes_b,
                 obs: obs_b,
                 mask: mask_b,

@@ -118,7 +118,7 @@ pub mod team;
 pub use buffers::{BatchAction, StepBuffers, StepOutput};
 pub use config::{BatchConfig, IllegalActionPolicy, Opening, ResetMode, MAX_BOARDS, MAX_THREADS};
 pub use observation::{encode_state, ObsEncoding, ObsValue};
-pub use opponent::{Opponent, Policy};
+pub use opponent::{League, Opponent, Policy};
 pub use rng::{board_rng, RngSnapshot};
 pub use snapshot::BatchSnapshot;
 
@@ -183,6 +183,7 @@ impl Batch {
             masks: vec![0; n],
             done: vec![false; n],
             lengths: vec![0; n],
+            members: vec![0; n],
         };
         let mut batch = Batch {
             obs_dim: config.obs.dim(&rules),
@@ -494,8 +495,14 @@ impl Batch {
         Ok(())
     }
 
+    /// The league member (an index into [`League::members`]) each board's opponent is in its
+    /// current episode; all 0 when the opponent is not a league.
+    pub fn opponent_members(&self) -> &[u8] {
+        &self.boards.members
+    }
+
     /// Captures every board (position, repetition history, random stream, reset flag, episode
-    /// length).
+    /// length, league member).
     pub fn snapshot(&self) -> BatchSnapshot {
         let b = &self.boards;
         BatchSnapshot {
@@ -507,6 +514,7 @@ impl Batch {
                     rng: RngSnapshot::of(&b.rngs[i]),
                     done: b.done[i],
                     length: b.lengths[i],
+                    member: b.members[i],
                 })
                 .collect(),
         }
@@ -526,6 +534,7 @@ impl Batch {
             b.rngs[i] = s.rng.restore();
             b.done[i] = s.done;
             b.lengths[i] = s.length;
+            b.members[i] = s.member;
             b.masks[i] = if s.done {
                 0
             } else {
@@ -550,6 +559,7 @@ fn make_ctx(config: &BatchConfig) -> Ctx<'_> {
             config.learner_seat as usize
         },
         opening: config.opening,
+        league: config.opponent.league_size(),
     }
 }
 

@@ -66,6 +66,64 @@ pub enum Opponent {
     Greedy,
     /// Any other policy.
     Policy(Arc<dyn Policy>),
+    /// A league: each board draws one member per episode (uniformly, from its own random
+    /// stream, when the episode starts), which plays every opponent move of that episode.
+    League(Arc<League>),
+}
+
+/// The members of an [`Opponent::League`].
+///
+/// ```
+/// use awale::batch::{League, Opponent};
+/// let league = League::new(vec![Opponent::Random, Opponent::Greedy]).unwrap();
+/// assert_eq!(league.name(), "league:random|greedy");
+/// assert!(League::new(vec![Opponent::SelfPlay]).is_err());
+/// ```
+#[derive(Debug)]
+pub struct League {
+    name: String,
+    members: Vec<Opponent>,
+}
+
+impl League {
+    /// The most members a league holds.
+    pub const MAX_MEMBERS: usize = 255;
+
+    /// A league of `members` (1 to [`League::MAX_MEMBERS`], none of them self-play or a league).
+    pub fn new(members: Vec<Opponent>) -> Result<League> {
+        if members.is_empty() || members.len() > League::MAX_MEMBERS {
+            return Err(AwaleError::BadBatchInput(format!(
+                "a league needs 1 to {} members, got {}",
+                League::MAX_MEMBERS,
+                members.len()
+            )));
+        }
+        if let Some(m) = members
+            .iter()
+            .find(|m| m.is_self_play() || matches!(m, Opponent::League(_)))
+        {
+            return Err(AwaleError::BadBatchInput(format!(
+                "a league's members are opponents, not '{}'",
+                m.name()
+            )));
+        }
+        let names: Vec<&str> = members.iter().map(Opponent::name).collect();
+        Ok(League {
+            name: format!("league:{}", names.join("|")),
+            members,
+        })
+    }
+
+    /// `league:` and the members' names joined by `|`, as
+    /// [`crate::agents::opponent_from_spec`] reads it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The members, in order (a board's member index points here).
+    pub fn members(&self) -> &[Opponent] {
+        &self.members
+    }
 }
 
 impl Opponent {
@@ -85,29 +143,48 @@ impl Opponent {
             Opponent::Capture => "capture",
             Opponent::Greedy => "greedy",
             Opponent::Policy(p) => p.name(),
+            Opponent::League(l) => l.name(),
+        }
+    }
+
+    /// The number of members of a league, 0 for any other opponent.
+    pub fn league_size(&self) -> usize {
+        match self {
+            Opponent::League(l) => l.members.len(),
+            _ => 0,
         }
     }
 
     /// The house this opponent plays for the player to move of `state`, or `None` for
-    /// self-play or when no move is legal.
+    /// self-play or when no move is legal. A league draws a member from `rng` for this move
+    /// (in a batch a board keeps its member for the whole episode).
     pub fn choose(&self, rules: &Rules, state: &State, rng: &mut ChaCha8Rng) -> Option<usize> {
         let legal = state.legal_mask(rules);
         if legal == 0 || self.is_self_play() {
             return None;
         }
-        Some(self.pick(rules, state, legal, rng))
+        let member = match self.league_size() {
+            0 => 0,
+            k => rng.random_range(0..k),
+        };
+        Some(self.pick(rules, state, legal, member, rng))
     }
 
-    /// [`Opponent::choose`] for a known non-zero `legal` mask and a non-self-play opponent.
+    /// [`Opponent::choose`] for a known non-zero `legal` mask and a non-self-play opponent;
+    /// `member` is the league member that plays (ignored by other opponents).
     #[inline]
     pub(crate) fn pick(
         &self,
         rules: &Rules,
         state: &State,
         legal: u16,
+        member: usize,
         rng: &mut ChaCha8Rng,
     ) -> usize {
         match self {
+            Opponent::League(l) => {
+                l.members[member.min(l.members.len() - 1)].pick(rules, state, legal, 0, rng)
+            }
             Opponent::SelfPlay | Opponent::Random => random_legal(legal, rng),
             Opponent::Capture => choice::capture(rules, state, legal, rng),
             Opponent::Greedy => choice::greedy(rules, state, legal, rng),

@@ -17,6 +17,9 @@ pub(crate) struct BoardSnapshot {
     pub(crate) rng: RngSnapshot,
     pub(crate) done: bool,
     pub(crate) length: u32,
+    /// The league member of the board's episode (absent, 0, in snapshots before leagues).
+    #[serde(default)]
+    pub(crate) member: u8,
 }
 
 impl BoardSnapshot {

@@ -15,7 +15,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::game::{dtype_name, ObsDtype, PyState};
 use super::opponent::CallablePolicy;
@@ -408,9 +408,40 @@ fn opponent_arg(
         let policy = Arc::new(CallablePolicy::new(o));
         return Ok((Opponent::Policy(policy.clone()), Some(policy)));
     }
+    if o.cast::<PyList>().is_ok() || o.cast::<PyTuple>().is_ok() {
+        // A league: one member drawn per episode.
+        let mut names = Vec::new();
+        for (i, m) in o.try_iter()?.enumerate() {
+            let m = m?;
+            match m.cast::<PyString>() {
+                Ok(t) => names.push(t.to_cow()?.into_owned()),
+                Err(_) => {
+                    return Err(PyTypeError::new_err(format!(
+                        "a league's members are names or agent specs (strings); member {i} is {}",
+                        type_name(&m)
+                    )))
+                }
+            }
+        }
+        if names.is_empty() {
+            return Err(PyValueError::new_err(
+                "a league needs 1 to 255 members, got an empty list",
+            ));
+        }
+        if names.iter().any(|n| n.contains('|')) {
+            return Err(PyValueError::new_err(
+                "a league member's spec cannot contain '|'",
+            ));
+        }
+        let text = format!("league:{}", names.join("|"));
+        let o = crate::agents::opponent_from_spec(&text, rules, &super::registry())
+            .map_err(value_error)?;
+        return Ok((o, None));
+    }
     Err(PyTypeError::new_err(format!(
         "opponent must be a name ('self', 'random', 'capture', 'greedy'), an agent spec such \
-         as 'alphabeta:depth=2', or a callable taking a State and returning a house; got {}",
+         as 'alphabeta:depth=2', a list of those (a league: one drawn per episode), or a \
+         callable taking a State and returning a house; got {}",
         type_name(o)
     )))
 }
@@ -727,6 +758,13 @@ impl PyBatch {
     #[getter]
     fn opponent(&self) -> String {
         self.batch.config().opponent.name().to_string()
+    }
+
+    /// With a league opponent, the member (an index into the league's list) each board plays
+    /// in its current episode, `(N,)` `uint8`; all zeros for any other opponent.
+    #[getter]
+    fn opponent_members<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray1<u8>> {
+        numpy::PyArray1::from_slice(py, self.batch.opponent_members())
     }
 
     /// The seat the caller plays against an opponent; None in self-play.

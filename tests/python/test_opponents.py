@@ -136,3 +136,68 @@ def test_opponent_of_the_wrong_type_is_a_type_error() -> None:
         AwaleEnv("abapa", opponent=3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="callable taking a State"):
         awale.Batch("abapa", 2, opponent=3)  # type: ignore[arg-type]
+
+
+LEAGUE = ["random", "greedy", "alphabeta:depth=2"]
+
+
+def test_a_league_draws_one_member_per_episode() -> None:
+    env = AwaleEnv("abapa", opponent=LEAGUE)
+    assert env.opponent == "league:random|greedy|alphabeta:depth=2"
+    seen = []
+    for seed in range(60):
+        obs, info = env.reset(seed=seed)
+        member = info["opponent"]
+        assert member in LEAGUE
+        done = False
+        while not done:
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            obs, r, te, tr, info = env.step(action)
+            assert info["opponent"] == member  # the same member all episode
+            done = te or tr
+        seen.append(member)
+    assert set(seen) == set(LEAGUE), seen
+    # The same seed draws the same member.
+    assert env.reset(seed=5)[1]["opponent"] == seen[5]
+    # Against the league a fixed policy does better than against its strongest member alone.
+    assert _mean_return(LEAGUE) > _mean_return("alphabeta:depth=2")
+    check_env(AwaleEnv("abapa", opponent=LEAGUE), skip_render_check=True)
+
+
+def test_a_league_in_the_vector_env_is_reproducible_and_pickles() -> None:
+    def run(threads: int) -> tuple[np.ndarray, np.ndarray]:
+        envs = AwaleVectorEnv(64, "abapa", opponent=tuple(LEAGUE), threads=threads)
+        obs, info = envs.reset(seed=1)
+        members = [info["opponent_member"].copy()]
+        for _ in range(50):
+            obs, r, te, tr, info = envs.step(awale.sample_legal(info["action_mask"], np.random.default_rng(0)))
+            members.append(info["opponent_member"].copy())
+        envs.close()
+        return obs, np.array(members)
+
+    obs1, m1 = run(1)
+    obs2, m2 = run(4)
+    assert np.array_equal(obs1, obs2) and np.array_equal(m1, m2)
+    assert set(np.unique(m1)) == {0, 1, 2}
+    env = AwaleEnv("abapa", opponent=LEAGUE)
+    env.reset(seed=2)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    twin = pickle.loads(pickle.dumps(env))
+    assert twin.opponent == env.opponent
+    a = int(np.flatnonzero(env.action_masks())[0])
+    assert np.array_equal(env.step(a)[0], twin.step(a)[0])
+
+
+@pytest.mark.parametrize(
+    "opponent, exc, match",
+    [
+        ([], ValueError, "1 to 255 members"),
+        (["random", "self"], ValueError, "not 'self'"),
+        (["random", "wizard"], ValueError, "wizard"),
+        (["random", 3], TypeError, "league's members are names"),
+        (["random", "a|b"], ValueError, "cannot contain"),
+    ],
+)
+def test_bad_leagues_are_refused(opponent, exc, match) -> None:
+    with pytest.raises(exc, match=match):
+        AwaleEnv("abapa", opponent=opponent)

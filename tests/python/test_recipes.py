@@ -2,7 +2,8 @@
 
 - `training/ppo_selfplay.py --fast` (needs torch) and `training/maskable_ppo.py --fast` (needs
   sb3-contrib): each trains for a few seconds, logs, and plays its final tournament;
-  `training/torchrl_ppo.py --fast` (needs torchrl) trains and plays its greedy policy.
+  `training/torchrl_ppo.py --fast` (needs torchrl) trains and plays its greedy policy;
+  `training/torch_dlpack.py --fast` (needs torch) trains through DLPack and plays a tournament.
 - every `notebooks/*.ipynb`, executed with nbclient under `AWALE_FAST=1` (needs nbclient,
   nbformat, ipykernel and matplotlib; the training notebook also torch).
 - the committed notebooks themselves: executed, without errors, with PNG plots in their outputs.
@@ -153,3 +154,15 @@ def test_committed_notebook_has_outputs(path):
     outputs = [o for c in code for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"], "a cell failed"
     assert any("image/png" in o.get("data", {}) for o in outputs), "no PNG plot"
+
+
+def test_torch_dlpack_fast(tmp_path):
+    """The plain PyTorch loop: observations through DLPack (no copy on the CPU), an n-step
+    actor-critic, then a tournament of its greedy policy."""
+    need("torch")
+    logdir = tmp_path / "dlpack"
+    out = run_recipe("torch_dlpack.py", logdir)
+    assert "trained 60 updates" in out and "a2c" in out, out[-2000:]
+    rows = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
+    assert rows[-1]["episodes"] > 100
+    assert json.loads((logdir / "tournament" / "results.json").read_text())
