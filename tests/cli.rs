@@ -692,3 +692,61 @@ fn play_against_agents_with_hint_undo_and_a_saved_record() {
     assert_fails(&o, "one per seat (3 here)");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tournament_shards_join_into_the_whole_tournament() {
+    let base = std::env::temp_dir().join(format!("awale-cli-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let args = |out: &std::path::Path| -> Vec<String> {
+        [
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "6",
+            "--seed",
+            "4",
+            "--no-progress",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.to_str().unwrap().to_string()])
+        .collect()
+    };
+    let run = |extra: &[&str], out: &std::path::Path| {
+        let mut a = args(out);
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        awale(&a, "")
+    };
+    let whole = base.join("whole");
+    assert!(run(&[], &whole).status.success());
+    let all = base.join("all");
+    std::fs::create_dir_all(&all).unwrap();
+    let mut lines = String::new();
+    for k in 0..2 {
+        let part = base.join(format!("part-{k}"));
+        let shard = format!("{k}/2");
+        let o = run(&["--shard", &shard], &part);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        lines.push_str(&std::fs::read_to_string(part.join("games.jsonl")).unwrap());
+        std::fs::copy(part.join("tournament.json"), all.join("tournament.json")).unwrap();
+    }
+    std::fs::write(all.join("games.jsonl"), lines).unwrap();
+    let o = run(&[], &all);
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read_to_string(all.join("results.json")).unwrap(),
+        std::fs::read_to_string(whole.join("results.json")).unwrap()
+    );
+    for bad in ["2/2", "1", "a/2", "0/0"] {
+        let o = run(&["--shard", bad], &base.join("bad"));
+        assert!(!o.status.success(), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--shard"),
+            "{bad}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -96,6 +96,54 @@ fn a_resumed_tournament_gives_the_same_results_as_one_run_through() {
 }
 
 #[test]
+fn shards_joined_in_one_folder_give_the_whole_tournament() {
+    let rules = Rules::abapa();
+    let players = entrants(&["random", "greedy", "alphabeta:depth=2"], &rules);
+    let whole = scratch("shard-whole");
+    let mut cfg = config(rules, 6);
+    cfg.out = Some(whole.clone());
+    let straight = run(&cfg, &players).unwrap();
+    // Three shards, each in its own folder (as on three machines).
+    let joined = scratch("shard-joined");
+    fs::create_dir_all(&joined).unwrap();
+    let mut lines = String::new();
+    for k in 0..3 {
+        let dir = scratch(&format!("shard-{k}"));
+        let mut c = config(rules, 6);
+        c.out = Some(dir.clone());
+        c.shard = Some((k, 3));
+        let part = run(&c, &players).unwrap();
+        assert_eq!(part.games_played, 6, "shard {k}");
+        assert!(part.games.iter().all(|g| g.index % 3 == k));
+        lines.push_str(&fs::read_to_string(dir.join("games.jsonl")).unwrap());
+        let _ = fs::remove_dir_all(&dir);
+    }
+    fs::write(joined.join("games.jsonl"), lines).unwrap();
+    fs::copy(
+        whole.join("tournament.json"),
+        joined.join("tournament.json"),
+    )
+    .unwrap();
+    let mut c = config(rules, 6);
+    c.out = Some(joined.clone());
+    let merged = run(&c, &players).unwrap();
+    assert_eq!(merged.games, straight.games);
+    assert_eq!(merged.table(), straight.table());
+    assert_eq!(
+        fs::read_to_string(whole.join("results.json")).unwrap(),
+        fs::read_to_string(joined.join("results.json")).unwrap()
+    );
+    let mut bad = config(rules, 6);
+    bad.shard = Some((3, 3));
+    assert!(run(&bad, &players)
+        .unwrap_err()
+        .to_string()
+        .contains("shard 3 of 3"));
+    let _ = fs::remove_dir_all(&whole);
+    let _ = fs::remove_dir_all(&joined);
+}
+
+#[test]
 fn results_do_not_depend_on_the_number_of_threads() {
     let rules = Rules::awale();
     let players = entrants(&["random", "greedy", "mcts:sims=16"], &rules);

@@ -122,6 +122,7 @@ def run_tournament(
     obs: str,
     limit: Optional[int],
     progress: Optional[Callable[[int, int], Any]],
+    shard: Optional[Tuple[int, int]] = None,
 ) -> str:
     """The engine of ``awale.tournament`` (use that): plays the tournament with the GIL
     released (Python callable agents ``(obs, mask) -> int`` are called with it held) and returns

@@ -208,6 +208,9 @@ def tournament(
     *,
     anchor_rating: float = 0.0,
     limit: Optional[int] = None,
+    shard: Optional[tuple[int, int]] = None,
+    backend: str = "local",
+    workers: Optional[int] = None,
 ) -> TournamentResult:
     """Plays a tournament between agents and rates them by Elo.
 
@@ -242,6 +245,14 @@ def tournament(
             it raises stops the run the same way and is raised.
         anchor_rating: the anchor's rating.
         limit: play at most this many new games in this call (resume later with ``out``).
+        shard: ``(k, n)``: play only the games whose index is ``k`` modulo ``n`` (one machine's
+            share); the ``games.jsonl`` of all ``n`` shards joined in one ``out`` folder resume
+            into the whole tournament.
+        backend: ``"local"`` (Rust threads) or ``"ray"``: the games are sharded over
+            ``workers`` Ray tasks (default: the cluster's CPUs) across a Ray cluster (the
+            one ``ray.init()`` connected to, or a local one), then joined; the result equals a
+            local run's game for game. Needs ``pip install 'awale[ray]'``.
+        workers: Ray tasks (shards) with ``backend="ray"``.
 
     Returns:
         a :class:`TournamentResult`.
@@ -261,6 +272,30 @@ def tournament(
     arguments. Ctrl-C stops the tournament cleanly and raises ``KeyboardInterrupt`` (finished
     games stay in ``out``; the same call resumes).
     """
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if backend == "ray":
+        if shard is not None or limit is not None:
+            raise ValueError("backend='ray' shards the games itself: give no shard or limit")
+        from awale.distributed import ray_tournament
+
+        return ray_tournament(
+            agents, workers=workers, rules=rules, games=games, openings=openings, seed=seed,
+            threads=threads, max_plies=max_plies, gauntlet=gauntlet, anchor=anchor, out=out,
+            obs=obs, progress=progress, anchor_rating=anchor_rating,
+        )
+    if workers is not None:
+        raise ValueError("workers is for backend='ray'")
+    if shard is not None:
+        if (
+            not isinstance(shard, (tuple, list))
+            or len(shard) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
+        ):
+            raise TypeError(f"shard must be a (k, n) pair of ints, got {shard!r}")
+        if not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
+            raise ValueError(f"shard {tuple(shard)}: k must be 0 to n-1 and n at least 1")
+        shard = (int(shard[0]), int(shard[1]))
     if isinstance(agents, (bytes, bytearray)):
         raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")
     if not isinstance(agents, str):
@@ -310,6 +345,7 @@ def tournament(
             obs=obs,
             limit=None if limit is None else _count("limit", limit, 0),
             progress=callback,
+            shard=shard,
         )
     finally:
         if bar is not None:

@@ -73,6 +73,11 @@ pub struct Args {
     /// Play at most N new games in this run (resume later with the same command).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Play only shard K of N (the games whose index is K modulo N), e.g. one per machine;
+    /// copy every shard's games.jsonl into one folder (`cat`) and run the command there
+    /// without --shard: it loads them all and writes the whole tournament's results.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
@@ -128,6 +133,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     cfg.anchor_rating = args.anchor_rating;
     cfg.out = args.out.clone();
     cfg.game_limit = args.limit;
+    cfg.shard = args.shard;
     // Open the tables first: a bad folder is refused before any game is played.
     let endgame = match &args.endgame {
         Some(dir) => Some(awale::tablebase::Tablebase::open_shared(dir, &rules)?),
@@ -177,4 +183,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// `K/N` with `K < N`.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("'{text}': write the shard as K/N, e.g. 0/4"))?;
+    let k: usize = k.trim().parse().map_err(|e| format!("'{text}': {e}"))?;
+    let n: usize = n.trim().parse().map_err(|e| format!("'{text}': {e}"))?;
+    if n == 0 || k >= n {
+        return Err(format!("'{text}': K must be 0 to N-1 and N at least 1"));
+    }
+    Ok((k, n))
 }

@@ -453,7 +453,7 @@ fn run_error(py: Python<'_>, err: AwaleError, failure: Option<Failure>) -> PyErr
 #[pyfunction]
 #[pyo3(signature = (
     agents, *, rules, games, openings, seed, threads, max_plies, gauntlet, anchor,
-    anchor_rating, out, obs, limit, progress
+    anchor_rating, out, obs, limit, progress, shard = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_tournament(
@@ -472,6 +472,7 @@ pub(crate) fn run_tournament(
     obs: &str,
     limit: Option<usize>,
     progress: Option<&Bound<'_, PyAny>>,
+    shard: Option<(usize, usize)>,
 ) -> PyResult<String> {
     let rules = rules_arg(rules)?;
     let seed = seed_arg(seed)?;
@@ -556,6 +557,7 @@ pub(crate) fn run_tournament(
     cfg.anchor_rating = anchor_rating;
     cfg.out = out;
     cfg.game_limit = limit;
+    cfg.shard = shard;
     cfg.game_rules().map_err(value_error)?;
 
     // Play on a thread of its own; this one waits with the GIL released, waking up to report

@@ -211,6 +211,10 @@ pub struct TournamentConfig {
     pub out: Option<PathBuf>,
     /// Play at most this many new games in this run (the rest are left for a later run).
     pub game_limit: Option<usize>,
+    /// `(k, n)`: play only the games whose schedule index is `k` modulo `n` (shard `k` of
+    /// `n`), e.g. one shard per machine; their `games.jsonl` files, joined in one folder,
+    /// resume into the whole tournament (`awale.tournament(..., backend="ray")` does that).
+    pub shard: Option<(usize, usize)>,
 }
 
 impl TournamentConfig {
@@ -230,6 +234,7 @@ impl TournamentConfig {
             prior_draws: 1.0,
             out: None,
             game_limit: None,
+            shard: None,
         }
     }
 

@@ -241,9 +241,17 @@ pub fn run_observed(
     let sched = schedule(cfg, &names)?;
     let (mut done, writer) = store::open(cfg, &rules, entrants, &names, &sched)?;
     let finished: HashSet<usize> = done.iter().map(|g| g.index).collect();
+    if let Some((k, n)) = cfg.shard {
+        if n == 0 || k >= n {
+            return Err(AwaleError::Tournament(format!(
+                "shard {k} of {n}: the shard must be 0 to n-1 of n >= 1"
+            )));
+        }
+    }
+    let in_shard = |g: &ScheduledGame| cfg.shard.is_none_or(|(k, n)| g.index % n == k);
     let mut pending: Vec<&ScheduledGame> = sched
         .iter()
-        .filter(|g| !finished.contains(&g.index))
+        .filter(|g| !finished.contains(&g.index) && in_shard(g))
         .collect();
     if let Some(limit) = cfg.game_limit {
         pending.truncate(limit);
