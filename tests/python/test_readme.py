@@ -14,6 +14,8 @@ import pytest
 README = Path(__file__).resolve().parents[2] / "python" / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
 CI = os.environ.get("CI", "").lower() == "true"
+#: Blocks that need RLlib (its own venv) start with this comment; tests/python/test_rllib.py runs them.
+RLLIB_MARK = "# needs ray[rllib]"
 
 
 def _needs(code: str) -> list[str]:
@@ -26,13 +28,15 @@ def _needs(code: str) -> list[str]:
 def test_the_readme_has_the_walkthrough():
     text = "\n".join(BLOCKS)
     for needle in ["gym.make(", "awale.pettingzoo.env(", "MaskablePPO", "GymWrapper", "from_dlpack",
-                   "Tablebase"]:
+                   "Tablebase", "AwaleMultiAgentEnv"]:
         assert needle in text, needle
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_block_runs(index, tmp_path, monkeypatch):
     code = BLOCKS[index]
+    if code.startswith(RLLIB_MARK):
+        pytest.skip("an RLlib block: tests/python/test_rllib.py runs it in the RLlib venv")
     missing = _needs(code)
     if missing:
         if CI:
