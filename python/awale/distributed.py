@@ -50,9 +50,8 @@ def ray_tournament(
         ) from None
     import awale
 
-    if isinstance(agents, str):
-        agents = [a for a in agents.split(",") if a]  # the CLI's form; specs have no commas here
-    agents = list(agents) if not isinstance(agents, list) else agents
+    if not isinstance(agents, str):
+        agents = list(agents)  # one pickled list for every task (the CLI's string form stays)
     if not ray.is_initialized():
         ray.init()
     if workers is None:

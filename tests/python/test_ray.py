@@ -78,3 +78,11 @@ def test_bad_ray_arguments_are_refused():
         awale.tournament(AGENTS, shard=(2, 2))
     with pytest.raises(TypeError, match="shard must be"):
         awale.tournament(AGENTS, shard="0/2")
+
+
+def test_the_cli_string_form_with_options_plays_on_ray(ray, tmp_path):
+    text = "random,alphabeta:depth=2,tt_mb=1,greedy"
+    local = awale.tournament(text, games=2, seed=2)
+    remote = awale.tournament(text, games=2, seed=2, backend="ray", workers=2)
+    assert str(remote) == str(local)
+    assert "alphabeta:depth=2,tt_mb=1" in str(remote)
