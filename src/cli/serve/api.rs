@@ -559,7 +559,17 @@ async fn agent_move(
         tokio::task::spawn_blocking(move || {
             let mover = game.to_move();
             let rules = *game.rules();
-            let choice = agent.select(&Turn::from_game(&game));
+            // A panicking agent must not leave the game "thinking" with its seat empty: the
+            // panic becomes this move's error and the agent goes back to its seat.
+            let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                agent.select(&Turn::from_game(&game))
+            }))
+            .unwrap_or_else(|_| {
+                Err(awale::AwaleError::AgentFailed {
+                    agent: spec.clone(),
+                    reason: "the agent panicked".into(),
+                })
+            });
             let thoughts = agent.thoughts();
             let mut s = lock(&session);
             s.thinking = false;
