@@ -389,3 +389,197 @@ fn tempdir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// Self-play workers in this process, behind the trait a Ray pool implements in Python: they
+/// play when self-play is submitted and keep the reports until it is collected. `versions` are
+/// the weights versions submitted.
+struct InProcess {
+    workers: Vec<awale::train::worker::SelfPlayWorker>,
+    reports: Option<Vec<Vec<u8>>>,
+    versions: Vec<u64>,
+}
+
+impl awale::az::remote::RemoteSelfPlay for InProcess {
+    fn start(&mut self, games: &[u8]) -> awale::train::TrainResult<()> {
+        self.workers.iter_mut().try_for_each(|w| w.start(games))
+    }
+    fn submit(
+        &mut self,
+        weights: &[u8],
+        version: u64,
+        positions: usize,
+    ) -> awale::train::TrainResult<()> {
+        assert!(self.reports.is_none(), "submitted twice");
+        self.versions.push(version);
+        let reports = self
+            .workers
+            .iter_mut()
+            .map(|w| w.play(weights, version, positions))
+            .collect::<awale::train::TrainResult<_>>()?;
+        self.reports = Some(reports);
+        Ok(())
+    }
+    fn collect(&mut self) -> awale::train::TrainResult<Vec<Vec<u8>>> {
+        Ok(self
+            .reports
+            .take()
+            .expect("collected what was not submitted"))
+    }
+    fn games(&mut self) -> awale::train::TrainResult<Vec<Vec<u8>>> {
+        assert!(
+            self.reports.is_none(),
+            "games asked while self-play is in flight"
+        );
+        Ok(self.workers.iter().map(|w| w.games()).collect())
+    }
+}
+
+fn in_process(cfg: &TrainConfig, workers: usize) -> InProcess {
+    use awale::az::remote::worker_shards;
+    InProcess {
+        workers: (0..workers)
+            .map(|w| {
+                awale::train::worker::SelfPlayWorker::new(
+                    cfg,
+                    worker_shards(w, workers, cfg.selfplay.threads),
+                )
+                .unwrap()
+            })
+            .collect(),
+        reports: None,
+        versions: Vec::new(),
+    }
+}
+
+#[test]
+fn distributed_self_play_is_the_local_run_bit_for_bit() {
+    let mut cfg = micro_config();
+    cfg.selfplay.threads = 3; // three shards
+    let mut local = Trainer::new(cfg.clone()).unwrap();
+    let losses: Vec<_> = (0..3).map(|_| local.iteration().unwrap().losses).collect();
+    let want = local.checkpoint(0.0).unwrap();
+    for workers in [1, 2, 3] {
+        let mut remote = in_process(&cfg, workers);
+        let mut t = Trainer::new(cfg.clone()).unwrap();
+        t.start_remote(&mut remote).unwrap();
+        let got: Vec<_> = (0..3)
+            .map(|_| t.iteration_remote(&mut remote, false).unwrap().losses)
+            .collect();
+        assert_eq!(got, losses, "{workers} workers");
+        t.gather_remote(&mut remote).unwrap();
+        let ck = t.checkpoint(0.0).unwrap();
+        assert!(
+            ck.model == want.model,
+            "{workers} workers: network records differ"
+        );
+        assert!(
+            ck.replay == want.replay,
+            "{workers} workers: replay buffers differ"
+        );
+        assert!(
+            ck.selfplay == want.selfplay,
+            "{workers} workers: games in progress differ"
+        );
+        assert_eq!(ck.rng, want.rng);
+        assert_eq!(ck.counters, want.counters);
+    }
+}
+
+#[test]
+fn a_distributed_run_writes_a_checkpoint_that_plays_and_resumes_locally() {
+    use awale::train::inference::NetCore;
+    use awale::train::training::run_with;
+    let mut cfg = micro_config();
+    cfg.training.iterations = 2;
+    let dir = tempdir("distributed");
+    let opts = RunOptions {
+        out: dir.clone(),
+        fresh: true,
+        progress: false,
+        final_eval: false,
+    };
+    let mut remote = in_process(&cfg, 2);
+    let s = run_with(cfg.clone(), &opts, Some(&mut remote)).unwrap();
+    assert_eq!((s.iterations, s.positions > 0), (2, true));
+    let path = dir.join("checkpoint.ckpt");
+    let core = NetCore::load(&path).unwrap();
+    assert_eq!(core.rules, cfg.rules().unwrap());
+    // `awale train` goes on from it as from a local run's checkpoint: the same run as two
+    // local iterations, then one more.
+    let mut cfg3 = cfg.clone();
+    cfg3.training.iterations = 3;
+    let opts = RunOptions {
+        fresh: false,
+        ..opts
+    };
+    let s = run(cfg3.clone(), &opts).unwrap();
+    assert!(s.resumed);
+    assert_eq!(s.iterations, 3);
+    let local_dir = tempdir("distributed-local");
+    let local_opts = RunOptions {
+        out: local_dir.clone(),
+        ..opts.clone()
+    };
+    run(cfg.clone(), &local_opts).unwrap();
+    run(cfg3.clone(), &local_opts).unwrap();
+    let resumed = Checkpoint::read(&path).unwrap();
+    let want = Checkpoint::read(&local_dir.join("checkpoint.ckpt")).unwrap();
+    assert!(resumed.model == want.model, "network records differ");
+    assert!(resumed.replay == want.replay, "replay buffers differ");
+    assert!(
+        resumed.selfplay == want.selfplay,
+        "games in progress differ"
+    );
+    // A distributed run needs a fixed shard count; weights that do not load are refused.
+    let mut zero = cfg.clone();
+    zero.selfplay.threads = 0;
+    let e = run_with(zero, &opts, Some(&mut in_process(&cfg, 1))).unwrap_err();
+    assert!(e.to_string().contains("selfplay.threads"), "{e}");
+    let mut w = awale::train::worker::SelfPlayWorker::new(&cfg, 0..1).unwrap();
+    assert!(w.play(b"not a network", 0, 8).is_err());
+}
+
+#[test]
+fn overlapped_distributed_self_play_drains_at_checkpoints_and_resumes_exactly() {
+    use awale::train::training::run_with;
+    let mut cfg = micro_config();
+    cfg.selfplay.overlap = true;
+    cfg.training.lr_schedule = "constant".into();
+    cfg.training.warmup_steps = 0;
+    cfg.training.iterations = 6;
+    cfg.checkpoint.every = 3;
+    let opts = |dir: &std::path::Path, fresh| RunOptions {
+        out: dir.to_path_buf(),
+        fresh,
+        progress: false,
+        final_eval: false,
+    };
+    // Straight through: the workers play iteration k+1 with the weights of before iteration
+    // k's steps, except after a checkpoint (3) and at the start, where the pipeline refills.
+    let a = tempdir("overlap-a");
+    let mut remote = in_process(&cfg, 2);
+    run_with(cfg.clone(), &opts(&a, true), Some(&mut remote)).unwrap();
+    assert_eq!(remote.versions, vec![0, 0, 1, 3, 3, 4]);
+    // Stopped at the checkpoint of iteration 3, resumed with new workers: the same run.
+    let b = tempdir("overlap-b");
+    let mut half = cfg.clone();
+    half.training.iterations = 3;
+    run_with(half, &opts(&b, true), Some(&mut in_process(&cfg, 2))).unwrap();
+    let mut remote = in_process(&cfg, 1);
+    let s = run_with(cfg.clone(), &opts(&b, false), Some(&mut remote)).unwrap();
+    assert!(s.resumed);
+    assert_eq!(remote.versions, vec![3, 3, 4]);
+    let (ka, kb) = (
+        Checkpoint::read(&a.join("checkpoint.ckpt")).unwrap(),
+        Checkpoint::read(&b.join("checkpoint.ckpt")).unwrap(),
+    );
+    assert!(ka.model == kb.model, "network records differ");
+    assert!(ka.replay == kb.replay, "replay buffers differ");
+    assert!(ka.selfplay == kb.selfplay, "games in progress differ");
+    // Without overlap every iteration plays with the newest weights.
+    let c = tempdir("overlap-c");
+    cfg.selfplay.overlap = false;
+    let mut remote = in_process(&cfg, 2);
+    run_with(cfg.clone(), &opts(&c, true), Some(&mut remote)).unwrap();
+    assert_eq!(remote.versions, vec![0, 1, 2, 3, 4, 5]);
+}

@@ -12,7 +12,10 @@ reinforcement learning, on a vectorised Rust simulator.
 - :class:`Game`, :class:`State`, :class:`Rules`, :class:`Batch`: the Rust engine itself.
 - :class:`AwaleError` (a ``ValueError``) and its subclasses :class:`IllegalActionError`,
   :class:`RulesError`, :class:`ParseError`, :class:`GameOverError`, :class:`ConfigError`,
-  :class:`AgentError`, :class:`TournamentError`: the engine's errors, typed.
+  :class:`AgentError`, :class:`TournamentError`, :class:`TrainingError`: the engine's errors,
+  typed.
+- :mod:`awale.training`: the Rust self-play trainer (``awale train``) from Python, and
+  :mod:`awale.ray_selfplay`, its self-play on Ray actors (both need a build with the trainer).
 - :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``)
   and Python callables ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
 
@@ -41,6 +44,7 @@ from awale._core import (
     State,
     Tablebase,
     TournamentError,
+    TrainingError,
     __version__,
     parse_position,
 )
@@ -75,6 +79,7 @@ __all__ = [
     "ParseError",
     "RulesError",
     "TournamentError",
+    "TrainingError",
     "AwaleVectorEnv",
     "Batch",
     "Game",

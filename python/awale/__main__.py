@@ -1,7 +1,8 @@
 """The ``awale`` command line for pip users: ``awale ...`` (the console script) and
 ``python -m awale ...`` run the Rust binary's command line inside the extension
-(:func:`awale._core.main`), with every subcommand except ``train`` (it needs the Rust ``train``
-feature: ``cargo run --release --features train -- train``)."""
+(:func:`awale._core.main`), with every subcommand except ``train`` in the default wheel (it
+needs the Rust ``train`` feature: ``cargo run --release --features train -- train``, or a wheel
+built with ``maturin build --release --features python,cli,train``, whose command line has it)."""
 
 from __future__ import annotations
 

@@ -29,6 +29,13 @@ __all__ = [
     "ConfigError",
     "AgentError",
     "TournamentError",
+    "TrainingError",
+    "HAS_TRAINER",
+    "SelfPlayWorker",
+    "train",
+    "train_config",
+    "worker_shards",
+    "checkpoint_info",
     "presets",
     "preset_summary",
     "parse_position",
@@ -89,6 +96,53 @@ class AgentError(AwaleError):
 
 class TournamentError(AwaleError):
     """A tournament that cannot be set up, resumed or rated."""
+
+class TrainingError(AwaleError):
+    """A training checkpoint, network or self-play worker message that cannot be used."""
+
+#: Whether this build has the self-play trainer (cargo feature ``train``; the default wheel
+#: has not: :func:`train` and :class:`SelfPlayWorker` then raise ``NotImplementedError``).
+HAS_TRAINER: bool
+
+@final
+class SelfPlayWorker:
+    """A worker of a distributed self-play run: plays the shards ``(start, end)`` of the run's
+    config (TOML text or a path; ``selfplay.threads`` is the run's shard count) with the
+    weights the learner sends. See :mod:`awale.ray_selfplay`."""
+
+    def __new__(cls, config: str, shards: Tuple[int, int]) -> SelfPlayWorker: ...
+    @property
+    def shards(self) -> Tuple[int, int]: ...
+    def start(self, games: bytes) -> None:
+        """Takes the run's games in progress."""
+    def play(self, weights: bytes, version: int, positions: int) -> bytes:
+        """Plays the shards' share of ``positions`` with ``weights``; the report for the
+        learner."""
+    def games(self) -> bytes:
+        """The games in progress, for the learner's checkpoint."""
+
+def train(
+    config: str,
+    out: Optional[str],
+    *,
+    fresh: bool = False,
+    progress: bool = False,
+    final_eval: bool = True,
+    selfplay: Any = None,
+) -> dict[str, Any]:
+    """Runs or resumes a training run (``config``: TOML text or a path) in ``out`` (default
+    ``runs/NAME``), as ``awale train``; ``selfplay``: workers that play the self-play (see
+    :func:`awale.training.train`)."""
+
+def train_config(path: Optional[str] = None, overrides: Sequence[str] = ...) -> str:
+    """The effective training config as TOML: ``path`` (default the built-in tiny config) with
+    ``"section.key=value"`` overrides applied, checked."""
+
+def worker_shards(worker: int, workers: int, shards: int) -> Tuple[int, int]:
+    """The shards ``(start, end)`` of worker ``worker`` of ``workers`` in a run of ``shards``."""
+
+def checkpoint_info(path: Union[str, os.PathLike[str]]) -> dict[str, Any]:
+    """A checkpoint's name, rules, fingerprint, counters and a CRC-32 of each part."""
 
 def presets() -> list[tuple[str, str, str]]:
     """The preset table as ``(spec, title, summary)``: the rules spec, the title of the

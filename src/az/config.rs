@@ -105,6 +105,12 @@ pub struct SelfPlayConfig {
     pub temperature_final: f32,
     /// Random plies at the start of each game (diversity), not recorded.
     pub random_opening_plies: u32,
+    /// Distributed runs only (`awale::az::remote`): the workers play the next iteration's
+    /// positions, with the weights of before this iteration's gradient steps, while the learner
+    /// takes them (positions one iteration staler, the learner's and the workers' time
+    /// overlapped). The pipeline drains at each checkpoint, so a run stopped and resumed there
+    /// is the run that never stopped. Local runs ignore it.
+    pub overlap: bool,
 }
 
 /// Gradient steps, replay buffer, losses and learning-rate schedule.
@@ -242,6 +248,7 @@ impl Default for SelfPlayConfig {
             temperature_plies: 16,
             temperature_final: 0.0,
             random_opening_plies: 2,
+            overlap: false,
         }
     }
 }
@@ -315,6 +322,11 @@ impl TrainConfig {
     /// The built-in tiny configuration.
     pub fn tiny() -> TrainConfig {
         TrainConfig::from_toml_str(TINY_TOML).expect("training/tiny.toml is valid")
+    }
+
+    /// The default folder of a run of this configuration: `runs/NAME`.
+    pub fn default_out(&self) -> std::path::PathBuf {
+        std::path::Path::new("runs").join(&self.name)
     }
 
     /// The configuration as TOML.

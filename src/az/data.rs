@@ -85,19 +85,8 @@ impl ReplayBuffer {
         w.u64(self.next as u64);
         w.u64(self.added);
         w.u64(self.samples.len() as u64);
-        let (n, p, h) = (rules.pits(), rules.players as usize, rules.houses as usize);
         for s in &self.samples {
-            w.bytes_raw(&s.state.pits()[..n]);
-            w.bytes_raw(&s.state.scores()[..p]);
-            w.u8(s.state.to_move() as u8);
-            w.u32(s.state.ply());
-            for &x in &s.policy[..h] {
-                w.f32(x);
-            }
-            for &x in &s.value[..p] {
-                w.f32(x);
-            }
-            w.f32(s.score);
+            encode_sample(rules, s, w);
         }
     }
 
@@ -110,36 +99,13 @@ impl ReplayBuffer {
         if capacity == 0 || len > capacity || next >= capacity.max(1) {
             return Err(CheckpointError::Corrupt("replay buffer header".into()).into());
         }
-        let (n, p, h) = (rules.pits(), rules.players as usize, rules.houses as usize);
-        // Each sample takes this many bytes: a count the rest of the input cannot hold is
-        // refused before anything is allocated for it.
-        let record = n + p + 1 + 4 + 4 * (h + p + 1);
-        if len > r.remaining() / record {
+        // A count the rest of the input cannot hold is refused before anything is allocated.
+        if len > r.remaining() / sample_bytes(rules) {
             return Err(CheckpointError::Truncated.into());
         }
         let mut samples = Vec::with_capacity(len);
         for _ in 0..len {
-            let pits = r.bytes_raw(n)?.to_vec();
-            let scores = r.bytes_raw(p)?.to_vec();
-            let mover = r.u8()? as usize;
-            let ply = r.u32()?;
-            let state = State::from_parts(rules, &pits, &scores, mover, ply)
-                .map_err(|e| CheckpointError::Corrupt(format!("replay position: {e}")))?;
-            let mut policy = [0f32; MAX_ACTIONS];
-            for x in policy.iter_mut().take(h) {
-                *x = r.f32()?;
-            }
-            let mut value = [0f32; MAX_PLAYERS];
-            for x in value.iter_mut().take(p) {
-                *x = r.f32()?;
-            }
-            let score = r.f32()?;
-            samples.push(Sample {
-                state,
-                policy,
-                value,
-                score,
-            });
+            samples.push(decode_sample(rules, r)?);
         }
         Ok(ReplayBuffer {
             capacity,
@@ -148,6 +114,54 @@ impl ReplayBuffer {
             added,
         })
     }
+}
+
+/// The bytes one sample takes in [`encode_sample`]'s format under `rules`.
+pub fn sample_bytes(rules: &Rules) -> usize {
+    let (n, p, h) = (rules.pits(), rules.players as usize, rules.houses as usize);
+    n + p + 1 + 4 + 4 * (h + p + 1)
+}
+
+/// Writes one sample: the position (pits, stores, mover, ply), then its targets.
+pub fn encode_sample(rules: &Rules, s: &Sample, w: &mut ByteWriter) {
+    let (n, p, h) = (rules.pits(), rules.players as usize, rules.houses as usize);
+    w.bytes_raw(&s.state.pits()[..n]);
+    w.bytes_raw(&s.state.scores()[..p]);
+    w.u8(s.state.to_move() as u8);
+    w.u32(s.state.ply());
+    for &x in &s.policy[..h] {
+        w.f32(x);
+    }
+    for &x in &s.value[..p] {
+        w.f32(x);
+    }
+    w.f32(s.score);
+}
+
+/// Reads one sample written by [`encode_sample`]; a position the rules cannot hold is corrupt.
+pub fn decode_sample(rules: &Rules, r: &mut ByteReader<'_>) -> TrainResult<Sample> {
+    let (n, p, h) = (rules.pits(), rules.players as usize, rules.houses as usize);
+    let pits = r.bytes_raw(n)?.to_vec();
+    let scores = r.bytes_raw(p)?.to_vec();
+    let mover = r.u8()? as usize;
+    let ply = r.u32()?;
+    let state = State::from_parts(rules, &pits, &scores, mover, ply)
+        .map_err(|e| CheckpointError::Corrupt(format!("replay position: {e}")))?;
+    let mut policy = [0f32; MAX_ACTIONS];
+    for x in policy.iter_mut().take(h) {
+        *x = r.f32()?;
+    }
+    let mut value = [0f32; MAX_PLAYERS];
+    for x in value.iter_mut().take(p) {
+        *x = r.f32()?;
+    }
+    let score = r.f32()?;
+    Ok(Sample {
+        state,
+        policy,
+        value,
+        score,
+    })
 }
 
 /// Appends little-endian values to a byte vector.

@@ -17,6 +17,9 @@
 //!   its own batched evaluator, with playout-cap randomisation and a temperature schedule.
 //! - [`data`]: training samples, the replay buffer and the byte codec of checkpoints.
 //! - [`bench`]: self-play speed for a network and a thread count (`awale bench selfplay`).
+//! - [`remote`]: self-play in other processes (Ray actors): a worker plays some of the run's
+//!   shards with the weights it is sent; the learner joins the reports into the local trainer's
+//!   positions.
 //! - [`checkpoint`]: atomic, checksummed, fingerprinted checkpoint files (the network and the
 //!   optimiser are opaque byte records here).
 //!
@@ -40,6 +43,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod data;
 pub mod network;
+pub mod remote;
 pub mod search;
 pub mod selfplay;
 
@@ -69,6 +73,9 @@ pub enum TrainError {
     /// The network could not be built, saved or loaded.
     #[error("network: {0}")]
     Model(String),
+    /// A self-play worker's message that the learner cannot use (see [`remote`]).
+    #[error("distributed self-play: {0}")]
+    Remote(String),
     /// An error of the game engine, agents or tournaments.
     #[error(transparent)]
     Game(#[from] AwaleError),

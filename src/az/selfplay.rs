@@ -229,23 +229,53 @@ impl SelfPlay {
         E: Evaluator,
         F: Fn() -> E + Sync,
     {
+        let (stats, samples) = self.run_shards(0..self.shards.len(), make_evaluator, min_positions);
+        for x in samples {
+            buffer.push(x);
+        }
+        stats
+    }
+
+    /// What [`SelfPlay::run`] does for the shards in `shards` only (one thread each), returning
+    /// their samples in shard order: each shard plays its share of `min_positions` (the total of
+    /// every shard), so the shards of a run may play in different processes and their samples,
+    /// joined in shard order, are those of [`SelfPlay::run`] (see `awale::az::remote`).
+    ///
+    /// # Panics
+    /// If `shards` is empty or past the last shard.
+    pub fn run_shards<E, F>(
+        &mut self,
+        shards: std::ops::Range<usize>,
+        make_evaluator: F,
+        min_positions: usize,
+    ) -> (SelfPlayStats, Vec<Sample>)
+    where
+        E: Evaluator,
+        F: Fn() -> E + Sync,
+    {
         let t = self.shards.len();
+        assert!(
+            !shards.is_empty() && shards.end <= t,
+            "shards {shards:?} of {t}"
+        );
         let share = |w: usize| min_positions / t + usize::from(w < min_positions % t);
-        let mut results: Vec<(SelfPlayStats, Vec<Sample>)> = Vec::with_capacity(t);
-        if t == 1 {
+        let first_index = shards.start;
+        let mine = &mut self.shards[shards];
+        let mut results: Vec<(SelfPlayStats, Vec<Sample>)> = Vec::with_capacity(mine.len());
+        if mine.len() == 1 {
             let mut e = make_evaluator();
-            results.push(self.shards[0].run(&mut e, share(0)));
+            results.push(mine[0].run(&mut e, share(first_index)));
         } else {
             let make = &make_evaluator;
             std::thread::scope(|scope| {
-                let (first, rest) = self.shards.split_first_mut().expect("one shard at least");
+                let (first, rest) = mine.split_first_mut().expect("one shard at least");
                 let handles: Vec<_> = rest
                     .iter_mut()
                     .enumerate()
                     .map(|(k, shard)| {
-                        let quota = share(k + 1);
+                        let quota = share(first_index + k + 1);
                         std::thread::Builder::new()
-                            .name(format!("selfplay-{}", k + 1))
+                            .name(format!("selfplay-{}", first_index + k + 1))
                             .spawn_scoped(scope, move || {
                                 let mut e = make();
                                 shard.run(&mut e, quota)
@@ -254,7 +284,7 @@ impl SelfPlay {
                     })
                     .collect();
                 let mut e = make();
-                results.push(first.run(&mut e, share(0)));
+                results.push(first.run(&mut e, share(first_index)));
                 for h in handles {
                     match h.join() {
                         Ok(r) => results.push(r),
@@ -264,13 +294,42 @@ impl SelfPlay {
             });
         }
         let mut stats = SelfPlayStats::default();
-        for (s, samples) in results {
+        let mut samples = Vec::new();
+        for (s, x) in results {
             stats.merge(&s);
-            for x in samples {
-                buffer.push(x);
-            }
+            samples.extend(x);
         }
-        stats
+        (stats, samples)
+    }
+
+    /// Takes the games of the shards in `shards` from `other`, a self-play set of the same
+    /// rules, settings and shard count (e.g. decoded from a worker that played those shards).
+    pub fn adopt_shards(
+        &mut self,
+        other: &SelfPlay,
+        shards: std::ops::Range<usize>,
+    ) -> TrainResult<()> {
+        let corrupt = |m: String| CheckpointError::Corrupt(format!("self-play state: {m}"));
+        if other.shards.len() != self.shards.len() || shards.end > self.shards.len() {
+            return Err(corrupt(format!(
+                "shards {shards:?} of a set of {} shards, this one has {}",
+                other.shards.len(),
+                self.shards.len()
+            ))
+            .into());
+        }
+        for k in shards {
+            if other.shards[k].slots.len() != self.shards[k].slots.len() {
+                return Err(corrupt(format!(
+                    "shard {k} has {} games in progress, expected {}",
+                    other.shards[k].slots.len(),
+                    self.shards[k].slots.len()
+                ))
+                .into());
+            }
+            self.shards[k] = other.shards[k].clone();
+        }
+        Ok(())
     }
 
     /// Writes the games in progress of every shard (positions, histories, random generators,

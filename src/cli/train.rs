@@ -75,10 +75,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         print!("{}", cfg.to_toml());
         return Ok(());
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
+    let out = args.out.clone().unwrap_or_else(|| cfg.default_out());
     let opts = RunOptions {
         out: out.clone(),
         fresh: args.fresh,

@@ -24,6 +24,7 @@ mod game;
 mod opponent;
 mod tablebase;
 mod tournament;
+mod trainer;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -83,6 +84,12 @@ pub(crate) mod exceptions {
         AgentError,
         AwaleError,
         "An agent failed to choose a move (`.agent`, `.reason`)."
+    );
+    pyo3::create_exception!(
+        awale._core,
+        TrainingError,
+        AwaleError,
+        "A training checkpoint, network or self-play worker message that cannot be used."
     );
     pyo3::create_exception!(
         awale._core,
@@ -206,6 +213,7 @@ fn add_exceptions(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", py.get_type::<x::ConfigError>())?;
     m.add("AgentError", py.get_type::<x::AgentError>())?;
     m.add("TournamentError", py.get_type::<x::TournamentError>())?;
+    m.add("TrainingError", py.get_type::<x::TrainingError>())?;
     Ok(())
 }
 
@@ -431,6 +439,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_tournament, m)?)?;
+    m.add("HAS_TRAINER", trainer::HAS_TRAINER)?;
+    m.add_class::<trainer::PySelfPlayWorker>()?;
+    m.add_function(wrap_pyfunction!(trainer::train, m)?)?;
+    m.add_function(wrap_pyfunction!(trainer::train_config, m)?)?;
+    m.add_function(wrap_pyfunction!(trainer::worker_shards, m)?)?;
+    m.add_function(wrap_pyfunction!(trainer::checkpoint_info, m)?)?;
     cli::register(m)?;
     Ok(())
 }

@@ -10,6 +10,8 @@
 //!   [`NnAgent`], a trained network as an [`crate::agents::Agent`] (`nn:path=...`), registered by
 //!   [`register_agents`].
 //! - [`training`]: the loop (parallel self-play, gradient steps, evaluation, checkpoints, logs).
+//! - [`worker`]: a self-play worker of a distributed run ([`crate::az::remote`]): plays some
+//!   shards with the weights the learner sends.
 //! - [`logging`]: TensorBoard event files.
 //!
 //! The backend is burn's pure-Rust CPU backend (flex) with autodiff; the cargo features
@@ -19,9 +21,10 @@ pub mod inference;
 pub mod logging;
 pub mod model;
 pub mod training;
+pub mod worker;
 
 // The burn-free pieces live in `crate::az`; these paths are kept for existing users.
-pub use crate::az::{checkpoint, config, data, search, selfplay};
+pub use crate::az::{checkpoint, config, data, remote, search, selfplay};
 
 pub use checkpoint::{Checkpoint, CheckpointError};
 pub use config::TrainConfig;

@@ -35,6 +35,7 @@ use super::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::{derive_seed, Agent};
 use crate::az::network::NetworkEvaluator;
+use crate::az::remote::{self, RemoteSelfPlay};
 use crate::batch::ObsEncoding;
 use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::rules::Rules;
@@ -116,6 +117,8 @@ pub struct Trainer {
     rng: ChaCha8Rng,
     counters: Counters,
     extra: Extra,
+    /// The weights version of remote self-play submitted and not yet collected.
+    in_flight: Option<u64>,
 }
 
 impl std::fmt::Debug for Trainer {
@@ -237,6 +240,7 @@ impl Trainer {
             rng: ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 0x7472)),
             counters: Counters::default(),
             extra: Extra::default(),
+            in_flight: None,
             cfg,
         })
     }
@@ -267,12 +271,7 @@ impl Trainer {
 
     /// The checkpoint of the run as it stands.
     pub fn checkpoint(&self, elapsed: f64) -> TrainResult<Checkpoint> {
-        let model = self
-            .model
-            .clone()
-            .into_record()
-            .into_bytes()
-            .map_err(|e| TrainError::Model(format!("saving the network: {e}")))?;
+        let model = self.weights()?;
         let optimizer = self
             .optim
             .into_bytes()
@@ -287,7 +286,7 @@ impl Trainer {
             config: self.cfg.clone(),
             counters,
             rng: RngState::of(&self.rng),
-            model: model.to_vec(),
+            model,
             optimizer: optimizer.to_vec(),
             replay: replay.buf,
             selfplay: selfplay.buf,
@@ -338,7 +337,87 @@ impl Trainer {
             self.cfg.selfplay.positions_per_iteration,
             &mut self.buffer,
         );
-        let selfplay_secs = t0.elapsed().as_secs_f64();
+        Ok(self.learn(sp, t0.elapsed().as_secs_f64()))
+    }
+
+    /// The network's weights as checkpoints hold them (what [`Trainer::iteration_remote`] sends
+    /// its workers; `awale::train::worker::SelfPlayWorker` loads them).
+    pub fn weights(&self) -> TrainResult<Vec<u8>> {
+        Ok(self
+            .model
+            .clone()
+            .into_record()
+            .into_bytes()
+            .map_err(|e| TrainError::Model(format!("saving the network: {e}")))?
+            .to_vec())
+    }
+
+    /// One iteration with the self-play played by `remote`'s workers (see
+    /// [`crate::az::remote`]): the weights go out with their version (the iterations done), the
+    /// reports come back and are checked, then the gradient steps of [`Trainer::iteration`].
+    /// The positions are those [`Trainer::iteration`] would have played with
+    /// `selfplay.threads` threads, so the run is the local run, bit for bit.
+    ///
+    /// With `overlap_next`, the next iteration's self-play is submitted, with the weights of
+    /// before these gradient steps, before taking them (`selfplay.overlap`); the next call
+    /// collects it.
+    pub fn iteration_remote(
+        &mut self,
+        remote: &mut dyn RemoteSelfPlay,
+        overlap_next: bool,
+    ) -> TrainResult<IterationStats> {
+        let t0 = Instant::now();
+        if self.in_flight.is_none() {
+            self.submit_remote(remote)?;
+        }
+        let version = self.in_flight.take().expect("submitted above");
+        let reports = remote.collect()?;
+        let (sp, samples) = remote::join_reports(&self.cfg, version, &reports)?;
+        for s in samples {
+            self.buffer.push(s);
+        }
+        if overlap_next {
+            self.submit_remote(remote)?;
+        }
+        Ok(self.learn(sp, t0.elapsed().as_secs_f64()))
+    }
+
+    /// Submits an iteration's self-play with the current weights.
+    fn submit_remote(&mut self, remote: &mut dyn RemoteSelfPlay) -> TrainResult<()> {
+        let version = self.counters.iteration;
+        let weights = self.weights()?;
+        remote.submit(&weights, version, self.cfg.selfplay.positions_per_iteration)?;
+        self.in_flight = Some(version);
+        Ok(())
+    }
+
+    /// The weights version of the remote self-play submitted and not yet collected.
+    pub fn in_flight(&self) -> Option<u64> {
+        self.in_flight
+    }
+
+    /// Hands `remote`'s workers the games in progress (at the start of a session).
+    pub fn start_remote(&self, remote: &mut dyn RemoteSelfPlay) -> TrainResult<()> {
+        let mut games = ByteWriter::new();
+        self.selfplay.encode(&mut games);
+        remote.start(&games.buf)
+    }
+
+    /// Gathers `remote`'s workers' games in progress into the run (before a checkpoint; not
+    /// while self-play is in flight).
+    pub fn gather_remote(&mut self, remote: &mut dyn RemoteSelfPlay) -> TrainResult<()> {
+        if let Some(v) = self.in_flight {
+            return Err(TrainError::Remote(format!(
+                "the self-play of weights version {v} is still in flight"
+            )));
+        }
+        let parts = remote.games()?;
+        remote::join_games(&self.cfg, &mut self.selfplay, &parts)
+    }
+
+    /// The second half of an iteration: counts the self-play `sp` (its samples are in the
+    /// buffer), then the gradient steps once the buffer holds `min_replay` samples.
+    fn learn(&mut self, sp: SelfPlayStats, selfplay_secs: f64) -> IterationStats {
         self.counters.games += sp.games;
         self.counters.positions += sp.positions;
         self.counters.moves += sp.moves;
@@ -359,14 +438,14 @@ impl Trainer {
             losses = Some(sum.mean());
         }
         self.counters.iteration += 1;
-        Ok(IterationStats {
+        IterationStats {
             iteration: self.counters.iteration,
             selfplay: sp,
             selfplay_secs,
             train_secs: t1.elapsed().as_secs_f64(),
             losses,
             buffer: self.buffer.len(),
-        })
+        }
     }
 
     /// One gradient step on a minibatch from the replay buffer.
@@ -643,7 +722,25 @@ pub fn checkpoint_path(out: &Path) -> PathBuf {
 
 /// Runs (or resumes) a training run in `opts.out` (see the [module docs](self)).
 pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
+    run_with(cfg, opts, None)
+}
+
+/// [`run`], with the self-play played by `remote`'s workers when given (a distributed run, see
+/// [`crate::az::remote`]; `selfplay.threads` is then the number of shards and must be set). The
+/// run folder, logs, evaluations and checkpoints are those of [`run`], and so is every step.
+pub fn run_with(
+    cfg: TrainConfig,
+    opts: &RunOptions,
+    mut remote: Option<&mut dyn RemoteSelfPlay>,
+) -> TrainResult<RunSummary> {
     let start = Instant::now();
+    if remote.is_some() && cfg.selfplay.threads == 0 {
+        return Err(TrainError::Config(
+            "selfplay.threads: a distributed run needs the number of shards (0 means one per \
+             core, which differs between machines)"
+                .into(),
+        ));
+    }
     std::fs::create_dir_all(&opts.out).map_err(|e| TrainError::io(&opts.out, e))?;
     let ckpt_path = checkpoint_path(&opts.out);
     let resumed = !opts.fresh && ckpt_path.exists();
@@ -654,6 +751,9 @@ pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
         Trainer::new(cfg.clone())?
     };
     let elapsed_before = trainer.counters.elapsed;
+    if let Some(r) = remote.as_deref_mut() {
+        trainer.start_remote(r)?;
+    }
     super::checkpoint::write_atomic(&opts.out.join("config.toml"), cfg.to_toml().as_bytes())?;
     let mut log = Logger::new(&opts.out)?;
     if trainer.extra.calibration.is_none() && !cfg.eval.opponents.is_empty() {
@@ -679,11 +779,27 @@ pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
     };
     let (mut evals, mut batches, mut moves, mut sp_secs) = (0u64, 0u64, 0u64, 0f64);
     let deadline = cfg.training.max_minutes * 60.0;
+    let past_deadline =
+        || deadline > 0.0 && elapsed_before + start.elapsed().as_secs_f64() >= deadline;
     while trainer.counters.iteration < cfg.training.iterations {
-        if deadline > 0.0 && elapsed_before + start.elapsed().as_secs_f64() >= deadline {
+        // Self-play already submitted (`selfplay.overlap`) is collected and trained on first.
+        if past_deadline() && trainer.in_flight().is_none() {
             break;
         }
-        let it = trainer.iteration()?;
+        let it = match remote.as_deref_mut() {
+            Some(r) => {
+                // The pipeline drains before each checkpoint and at the end, so checkpoints
+                // hold every game in progress and a resumed run is the run that never stopped.
+                let step = trainer.counters.iteration + 1;
+                let checkpoint_now = cfg.checkpoint.every > 0 && step % cfg.checkpoint.every == 0;
+                let overlap_next = cfg.selfplay.overlap
+                    && step < cfg.training.iterations
+                    && !checkpoint_now
+                    && !past_deadline();
+                trainer.iteration_remote(r, overlap_next)?
+            }
+            None => trainer.iteration()?,
+        };
         evals += it.selfplay.evaluations;
         batches += it.selfplay.batches;
         moves += it.selfplay.moves;
@@ -768,6 +884,9 @@ pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
             }
         }
         if cfg.checkpoint.every > 0 && step % cfg.checkpoint.every == 0 {
+            if let Some(r) = remote.as_deref_mut() {
+                trainer.gather_remote(r)?;
+            }
             let elapsed = elapsed_before + start.elapsed().as_secs_f64();
             trainer.checkpoint(elapsed)?.write(&ckpt_path)?;
             if !opts.progress {
@@ -780,6 +899,9 @@ pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
         log.flush();
     }
     bar.finish_and_clear();
+    if let Some(r) = remote {
+        trainer.gather_remote(r)?;
+    }
     let elapsed = elapsed_before + start.elapsed().as_secs_f64();
     trainer.checkpoint(elapsed)?.write(&ckpt_path)?;
     if opts.final_eval && !(cfg.eval.opponents.is_empty() && cfg.eval.final_opponents.is_empty()) {

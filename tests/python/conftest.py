@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -20,3 +22,19 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+@pytest.fixture(scope="module")
+def ray():
+    """A local Ray instance of 2 CPUs for a test module (skipped without Ray; under ``CI=true``,
+    which installs it, a missing Ray fails)."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("ray is missing (CI installs it)")
+        pytest.skip("needs ray (pip install 'awale[ray]')")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield ray
+    ray.shutdown()

@@ -5,29 +5,13 @@ callables to its workers. Under ``CI=true`` a missing Ray fails instead of skipp
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 import awale
 
-CI = os.environ.get("CI", "").lower() == "true"
 AGENTS = ["random", "greedy", "alphabeta:depth=2"]
-
-
-@pytest.fixture(scope="module")
-def ray():
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    try:
-        import ray
-    except ImportError:
-        if CI:
-            pytest.fail("ray is missing (CI installs it)")
-        pytest.skip("needs ray (pip install 'awale[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield ray
-    ray.shutdown()
 
 
 def _games(folder: Path) -> list[dict]:

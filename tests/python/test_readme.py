@@ -16,6 +16,8 @@ BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), 
 CI = os.environ.get("CI", "").lower() == "true"
 #: Blocks that need RLlib (its own venv) start with this comment; tests/python/test_rllib.py runs them.
 RLLIB_MARK = "# needs ray[rllib]"
+#: Blocks that need the extension built with the trainer; tests/python/test_trainer.py runs them.
+TRAINER_MARK = "# needs the trainer"
 
 
 def _needs(code: str) -> list[str]:
@@ -37,6 +39,8 @@ def test_readme_block_runs(index, tmp_path, monkeypatch):
     code = BLOCKS[index]
     if code.startswith(RLLIB_MARK):
         pytest.skip("an RLlib block: tests/python/test_rllib.py runs it in the RLlib venv")
+    if code.startswith(TRAINER_MARK):
+        pytest.skip("a trainer block: tests/python/test_trainer.py runs it with the trainer build")
     missing = _needs(code)
     if missing:
         if CI:
