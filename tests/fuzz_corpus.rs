@@ -20,6 +20,8 @@ mod move_notation;
 mod position;
 #[path = "../fuzz/targets/rules_spec.rs"]
 mod rules_spec;
+#[path = "../fuzz/targets/selfplay_report.rs"]
+mod selfplay_report;
 #[path = "../fuzz/targets/tablebase_file.rs"]
 mod tablebase_file;
 #[path = "../fuzz/targets/tournament_resume.rs"]
@@ -87,6 +89,34 @@ fn tournament_resume_corpus() {
 #[test]
 fn batch_snapshot_corpus() {
     replay("batch_snapshot", 3, batch_snapshot::run);
+}
+
+#[test]
+fn selfplay_report_corpus() {
+    replay("selfplay_report", 6, selfplay_report::run);
+}
+
+/// The self-play report target reaches the decoders: real reports and games are accepted (the
+/// whole-range report joins as an iteration), and the framed mode (bit 1) starts after a valid
+/// header.
+#[test]
+fn selfplay_report_target_reaches_the_decoders() {
+    use awale::az::remote::{join_games, join_reports, PartReport};
+    let cfg = selfplay_report::config();
+    let samples = selfplay_report::samples();
+    for s in &samples {
+        selfplay_report::run(s);
+    }
+    let whole = &samples[4][1..];
+    let report = PartReport::decode(&cfg, whole).unwrap();
+    assert_eq!((report.shards, report.version), (0..2, 7));
+    assert!(join_reports(&cfg, 7, &[whole.to_vec()]).is_ok());
+    let mut sp = selfplay_report::learner_games(&cfg);
+    assert!(join_games(&cfg, &mut sp, &[samples[5][1..].to_vec()]).is_ok());
+    // Framed: the same report after its header (magic 8 bytes, digest 8) with bit 1 set.
+    let mut framed = vec![2u8];
+    framed.extend(&whole[16..]);
+    selfplay_report::run(&framed);
 }
 
 #[test]
@@ -322,6 +352,9 @@ fn write_seed_corpus() {
             spec,
             &serde_json::to_vec(&batch.snapshot()).unwrap(),
         );
+    }
+    for (i, s) in selfplay_report::samples().iter().enumerate() {
+        put("selfplay_report", &i.to_string(), s);
     }
     let games = tournament_resume::complete_games_file();
     put("tournament_resume", "complete", games.as_bytes());

@@ -26,6 +26,7 @@ system. See ``docs/scaling.md`` and ``training/ray_selfplay.py``.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from awale import _core
@@ -155,6 +156,17 @@ def train_on_ray(
         cpus = int(ray.cluster_resources().get("CPU", 1))
         workers = max(1, cpus // threads_per_worker)
     shards = workers * threads_per_worker
+    have = ray.cluster_resources().get("CPU", 0)
+    if shards + learner_cpus > have:
+        # Every actor must start before the first iteration: on a fixed cluster this waits
+        # forever; an autoscaling one starts them as its nodes join.
+        warnings.warn(
+            f"{workers} workers of {threads_per_worker} threads and a learner of "
+            f"{learner_cpus} CPUs need {shards + learner_cpus:g} CPUs; the cluster has "
+            f"{have:g} now, so the run waits until nodes join",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     text = _core.train_config(
         None if config is None else os.fspath(config),
         [*overrides, f"selfplay.threads={shards}"],
@@ -170,7 +182,7 @@ def train_on_ray(
         out = os.path.join("runs", name)
     out = os.path.abspath(os.fspath(out))
     actor = ray.remote(num_cpus=threads_per_worker)(SelfPlayActor)
-    handles = [
+    handles: List[Any] = [
         actor.remote(text, _core.worker_shards(k, workers, shards)) for k in range(workers)
     ]
     options: dict = {"num_cpus": learner_cpus, "num_gpus": learner_gpus}
@@ -179,9 +191,10 @@ def train_on_ray(
 
         here = ray.get_runtime_context().get_node_id()
         options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(here, soft=False)
-    learner = ray.remote(Learner).options(**options).remote()
+    learner: Any = ray.remote(Learner).options(**options).remote()
     try:
-        return ray.get(learner.run.remote(text, out, handles, fresh, final_eval))
+        summary: dict = ray.get(learner.run.remote(text, out, handles, fresh, final_eval))
+        return summary
     finally:
         for h in [learner, *handles]:
             ray.kill(h)

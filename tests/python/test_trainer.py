@@ -267,6 +267,12 @@ def test_train_on_ray_refuses_bad_arguments(ray, tmp_path):
             train_on_ray(None, str(tmp_path / "x"), overrides=MICRO, **bad)
     with pytest.raises(awale.ConfigError, match="nope"):
         train_on_ray(None, str(tmp_path / "x"), workers=1, overrides=["training.nope=1"])
+    # More CPUs than the cluster has: a warning (the actors would wait for nodes), then the
+    # refused config stops it before any actor starts.
+    with pytest.warns(RuntimeWarning, match="need 8 CPUs; the cluster has 2"):
+        with pytest.raises(awale.ConfigError, match="nope"):
+            train_on_ray(None, str(tmp_path / "x"), workers=4, threads_per_worker=2,
+                         overrides=["training.nope=1"])
 
 
 @needs_trainer
