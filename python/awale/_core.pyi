@@ -34,6 +34,7 @@ __all__ = [
     "SelfPlayWorker",
     "train",
     "train_config",
+    "default_run_folder",
     "worker_shards",
     "checkpoint_info",
     "presets",
@@ -137,6 +138,9 @@ def train(
 def train_config(path: Optional[str] = None, overrides: Sequence[str] = ...) -> str:
     """The effective training config as TOML: ``path`` (default the built-in tiny config) with
     ``"section.key=value"`` overrides applied, checked."""
+
+def default_run_folder(config: str) -> str:
+    """The folder a run of ``config`` (TOML text or a path) goes to by default: ``runs/NAME``."""
 
 def worker_shards(worker: int, workers: int, shards: int) -> Tuple[int, int]:
     """The shards ``(start, end)`` of worker ``worker`` of ``workers`` in a run of ``shards``."""

@@ -172,14 +172,9 @@ def train_on_ray(
         [*overrides, f"selfplay.threads={shards}"],
     )
     # The learner's folder as an absolute path (a Ray actor's working folder is not the
-    # driver's): runs/NAME by default, NAME from the config.
+    # driver's): runs/NAME by default, as for `awale train`.
     if out is None:
-        name = next(
-            (ln.split("=", 1)[1].strip().strip('"') for ln in text.splitlines()
-             if ln.startswith("name = ")),
-            "run",
-        )
-        out = os.path.join("runs", name)
+        out = _core.default_run_folder(text)
     out = os.path.abspath(os.fspath(out))
     actor = ray.remote(num_cpus=threads_per_worker)(SelfPlayActor)
     handles: List[Any] = [

@@ -443,6 +443,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<trainer::PySelfPlayWorker>()?;
     m.add_function(wrap_pyfunction!(trainer::train, m)?)?;
     m.add_function(wrap_pyfunction!(trainer::train_config, m)?)?;
+    m.add_function(wrap_pyfunction!(trainer::default_run_folder, m)?)?;
     m.add_function(wrap_pyfunction!(trainer::worker_shards, m)?)?;
     m.add_function(wrap_pyfunction!(trainer::checkpoint_info, m)?)?;
     cli::register(m)?;

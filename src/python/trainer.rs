@@ -76,6 +76,16 @@ pub(crate) fn train_config(path: Option<PathBuf>, overrides: Vec<String>) -> PyR
     Ok(cfg.to_toml())
 }
 
+/// The folder a run of `config` (TOML text or a path) goes to by default: `runs/NAME`, as for
+/// `awale train`.
+#[pyfunction]
+pub(crate) fn default_run_folder(config: &str) -> PyResult<String> {
+    Ok(config_arg(config)?
+        .default_out()
+        .to_string_lossy()
+        .into_owned())
+}
+
 /// The shards of worker `worker` of `workers` when a run has `shards` shards, as
 /// `(start, end)`.
 #[pyfunction]

@@ -69,6 +69,9 @@ def test_train_config_applies_overrides_and_refuses_bad_ones(tmp_path):
         train_config(None, ["training.iterations"])
     with pytest.raises(OSError, match="missing.toml"):
         train_config(str(tmp_path / "missing.toml"))
+    # Where a run goes by default, as `awale train`: runs/NAME.
+    assert Path(_core.default_run_folder(text)) == Path("runs") / "tiny"
+    assert Path(_core.default_run_folder(train_config(None, ["name=other"]))) == Path("runs/other")
 
 
 def test_worker_shards_deal_contiguous_ranges():
