@@ -83,6 +83,20 @@ pub fn worker_shards(worker: usize, workers: usize, shards: usize) -> Range<usiz
     start..start + size(worker)
 }
 
+/// The number of shards of a distributed run of `cfg`: `selfplay.threads` (at most
+/// `selfplay.concurrent_games`), which must be set: 0, one per core, would differ from one
+/// machine to the next.
+pub fn shard_count(cfg: &TrainConfig) -> TrainResult<usize> {
+    if cfg.selfplay.threads == 0 {
+        return Err(TrainError::Config(
+            "selfplay.threads: a distributed run needs the number of shards (0 means one per \
+             core, which differs between machines)"
+                .into(),
+        ));
+    }
+    Ok(cfg.selfplay.resolved_threads())
+}
+
 /// A digest of everything in a configuration that self-play depends on (rules, seed, network,
 /// search, self-play settings): a worker's report made under another configuration is refused.
 /// The learner's own settings (training but its search-value mix, evaluation, checkpoints, the
@@ -113,15 +127,7 @@ impl SelfPlayPart {
     /// must be set: 0, one per core, would differ from one machine to the next).
     pub fn new(cfg: &TrainConfig, shards: Range<usize>) -> TrainResult<SelfPlayPart> {
         cfg.validate()?;
-        let total = cfg.selfplay.threads;
-        if total == 0 {
-            return Err(TrainError::Config(
-                "selfplay.threads: a distributed run needs the number of shards (0 means one \
-                 per core, which differs between machines)"
-                    .into(),
-            ));
-        }
-        let total = cfg.selfplay.resolved_threads();
+        let total = shard_count(cfg)?;
         if shards.is_empty() || shards.end > total {
             return Err(TrainError::Config(format!(
                 "shards {shards:?}: the run has {total} shards (selfplay.threads, at most \

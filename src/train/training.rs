@@ -734,12 +734,8 @@ pub fn run_with(
     mut remote: Option<&mut dyn RemoteSelfPlay>,
 ) -> TrainResult<RunSummary> {
     let start = Instant::now();
-    if remote.is_some() && cfg.selfplay.threads == 0 {
-        return Err(TrainError::Config(
-            "selfplay.threads: a distributed run needs the number of shards (0 means one per \
-             core, which differs between machines)"
-                .into(),
-        ));
+    if remote.is_some() {
+        remote::shard_count(&cfg)?;
     }
     std::fs::create_dir_all(&opts.out).map_err(|e| TrainError::io(&opts.out, e))?;
     let ckpt_path = checkpoint_path(&opts.out);
