@@ -18,15 +18,12 @@
 // Lets the command-line modules (`src/cli/`) name this crate `awale::...` from inside it.
 extern crate self as awale;
 
-pub mod board_index;
-pub mod choice;
-pub mod error;
-pub mod game;
-pub mod history;
-pub(crate) mod indetermination;
-pub mod presets;
-pub mod rules;
-pub mod state;
+/// The engine (`src/engine/`): rules, positions, games, notation, perft.
+pub mod engine;
+pub(crate) use engine::indetermination;
+pub use engine::{
+    board_index, choice, error, game, history, notation, perft, presets, rules, state,
+};
 
 pub use error::{AwaleError, Result};
 pub use game::Game;
@@ -46,8 +43,6 @@ pub mod batch;
 pub mod bench;
 pub mod elo;
 pub mod endgame;
-pub mod notation;
-pub mod perft;
 pub mod tablebase;
 pub mod tournament;
 

@@ -216,6 +216,17 @@ fn alphabeta_beats_random_decisively() {
     assert_eq!((elo.lower[0], elo.upper[0]), (0.0, 0.0));
     assert!(elo.lower[1] > elo.upper[0], "{}", r.table());
     assert_eq!(r.standings[0].name, "alphabeta:depth=4");
+    // The crosstable numbers the agents as the standings do: #1 is the winner, listed first,
+    // although it was entered second.
+    let table = r.table();
+    let cross = &table[table.find("crosstable").unwrap()..];
+    let rows: Vec<&str> = cross.lines().skip(2).take(2).collect();
+    assert!(
+        rows[0].trim_start().starts_with("#1  alphabeta:depth=4"),
+        "{table}"
+    );
+    assert!(rows[1].trim_start().starts_with("#2  random"), "{table}");
+    assert!(rows[0].trim_end().ends_with("10-0-0"), "{table}");
 }
 
 /// The full ordering random < greedy < alphabeta:depth=2 < alphabeta:depth=6 with

@@ -186,7 +186,6 @@ impl TournamentReport {
     }
 
     /// The standings, the crosstable and the likelihood of superiority as text tables.
-    #[allow(clippy::needless_range_loop)]
     pub fn table(&self) -> String {
         let mut out = String::new();
         let n = self.agents.len();
@@ -241,6 +240,9 @@ impl TournamentReport {
                 self.agents[f.anchor], f.ratings[f.anchor]
             );
         }
+        // The crosstable and the likelihood table list the agents in rank order and number them
+        // `#rank`, as the standings above do.
+        let order = self.rank_order();
         let labels: Vec<String> = (1..=n).map(|i| format!("#{i}")).collect();
         let cw = 9;
         let _ = writeln!(
@@ -252,9 +254,9 @@ impl TournamentReport {
             let _ = write!(out, "  {l:>cw$}");
         }
         let _ = writeln!(out);
-        for i in 0..n {
-            let _ = write!(out, "{:>3}  {:<w$}", labels[i], self.agents[i]);
-            for j in 0..n {
+        for (r, &i) in order.iter().enumerate() {
+            let _ = write!(out, "{:>3}  {:<w$}", labels[r], self.agents[i]);
+            for &j in &order {
                 let cell = if i == j || self.matchups.games(i, j) == 0 {
                     "-".to_string()
                 } else {
@@ -279,9 +281,9 @@ impl TournamentReport {
                 let _ = write!(out, "  {l:>6}");
             }
             let _ = writeln!(out);
-            for i in 0..n {
-                let _ = write!(out, "{:>3}  {:<w$}", labels[i], self.agents[i]);
-                for x in &los[i] {
+            for (r, &i) in order.iter().enumerate() {
+                let _ = write!(out, "{:>3}  {:<w$}", labels[r], self.agents[i]);
+                for x in order.iter().map(|&j| los[i][j]) {
                     let cell = x.map_or("-".to_string(), |p| format!("{:.3}", p));
                     let _ = write!(out, "  {cell:>6}");
                 }
@@ -295,6 +297,22 @@ impl TournamentReport {
             .collect();
         let _ = writeln!(out, "\ngame ends: {}", ends.join(", "));
         out
+    }
+
+    /// The agents' entry indices in the order of the standings (rank 1 first); agents missing
+    /// from the standings follow in entry order.
+    pub fn rank_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = self
+            .standings
+            .iter()
+            .filter_map(|s| self.agents.iter().position(|a| *a == s.name))
+            .collect();
+        for i in 0..self.agents.len() {
+            if !order.contains(&i) {
+                order.push(i);
+            }
+        }
+        order
     }
 
     /// Writes `results.json`, `ratings.csv`, `crosstable.csv`, `los.csv` and `games.csv` into

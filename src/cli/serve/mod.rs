@@ -6,6 +6,12 @@
 //! position, the legal moves and the result; the page only draws them.
 
 mod api;
+mod error;
+mod games;
+mod replay;
+mod session;
+mod thinking;
+mod view;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -66,7 +72,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.max_games == 0 {
         return Err("--max-games must be at least 1".into());
     }
-    let state = Arc::new(api::AppState::new(
+    let state = Arc::new(session::AppState::new(
         super::registry(),
         args.tablebase.clone(),
         Duration::from_millis(args.move_time_ms),

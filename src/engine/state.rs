@@ -899,7 +899,7 @@ impl State {
     /// Exact search: can any sequence of legal moves from here lead to a capture? Used for the
     /// end by indetermination, only with few seeds on the board.
     ///
-    /// The search lives in its own module (`src/indetermination.rs`). For single sowing with at
+    /// The search lives in its own module (`src/engine/indetermination.rs`). For single sowing with at
     /// most `rules.indetermination` seeds on the board, the answer is looked up in a table of
     /// every such position, built on first use and shared by all threads (`awale`, limit 12: a
     /// table of the 587,860 positions of up to 9 seeds, the search above); the table is keyed only by the rules of play and the seed

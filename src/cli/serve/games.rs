@@ -1,0 +1,288 @@
+//! The games' routes: create, read, delete, a person's move, undo and hint.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use awale::agents::{parse_agent_list, Agent, AgentSpec};
+use awale::notation::{format_move, parse_move, player_name, result_text};
+use awale::{Game, Rules};
+
+use super::error::{ApiError, ApiResult};
+use super::session::{lock, AppState, LastMove, Seat, Session};
+use super::view::view;
+
+/// `POST /api/games` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NewGame {
+    /// A rules spec (`abapa`, `oware:players=3`) or a position to start from.
+    #[serde(default = "default_rules")]
+    rules: String,
+    /// Start from this position (position notation) instead; its rules replace `rules`.
+    position: Option<String>,
+    /// One entry per seat: `"human"` (or `"person"`) or an agent spec.
+    seats: Vec<String>,
+    /// Seed of the agents' random choices and of a random first player.
+    seed: Option<u64>,
+}
+
+fn default_rules() -> String {
+    "abapa".into()
+}
+
+/// An agent spec with the server's time limit added where the kind takes one, and the
+/// server's tables where `perfect` names none.
+fn with_server_defaults(app: &AppState, spec: &AgentSpec) -> AgentSpec {
+    let mut spec = spec.clone();
+    let takes = |key: &str| {
+        app.registry
+            .entries()
+            .iter()
+            .find(|e| e.kind == spec.kind)
+            .is_some_and(|e| e.options.iter().any(|(k, _)| k == key))
+    };
+    if takes("time_ms") && spec.get("time_ms").is_none() {
+        spec.options
+            .push(("time_ms".into(), app.move_time.as_millis().to_string()));
+    }
+    if let Some(dir) = &app.tablebase {
+        if takes("dir") && spec.kind == "perfect" && spec.get("dir").is_none() {
+            spec.options.push(("dir".into(), dir.display().to_string()));
+        }
+    }
+    spec
+}
+
+pub(super) async fn new_game(
+    State(app): State<Arc<AppState>>,
+    body: Result<Json<NewGame>, JsonRejection>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let Json(req) = body?;
+    let seed = req.seed.unwrap_or_else(rand::random);
+    let game = match &req.position {
+        Some(text) => {
+            let (rules, state) = awale::notation::parse_position(text)
+                .map_err(|e| ApiError::bad(format!("position: {e}")))?;
+            Game::from_state(rules, state)
+        }
+        None => {
+            let rules: Rules = req
+                .rules
+                .parse()
+                .map_err(|e| ApiError::bad(format!("rules: {e}")))?;
+            Game::with_seed(rules, seed)
+        }
+    };
+    let rules = *game.rules();
+    let players = rules.players as usize;
+    if req.seats.len() != players {
+        return Err(ApiError::bad(format!(
+            "seats: {} entries for a {players}-player game (one per seat: \"human\" or an agent spec)",
+            req.seats.len()
+        )));
+    }
+    let mut seats = Vec::with_capacity(players);
+    for (i, text) in req.seats.iter().enumerate() {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("human") || text.eq_ignore_ascii_case("person") {
+            seats.push(Seat::Person);
+            continue;
+        }
+        let specs = parse_agent_list(text).map_err(|e| ApiError::bad(format!("seat {i}: {e}")))?;
+        let [spec] = specs.as_slice() else {
+            return Err(ApiError::bad(format!(
+                "seat {i}: one agent spec per seat, got {}",
+                specs.len()
+            )));
+        };
+        let spec = with_server_defaults(&app, spec);
+        let mut agent = app
+            .registry
+            .build(&spec, &rules)
+            .map_err(|e| ApiError::bad(format!("seat {i}: {e}")))?;
+        agent.reset(awale::agents::derive_seed(seed, i as u64));
+        seats.push(Seat::Agent {
+            spec: text.to_string(),
+            agent: Some(agent),
+        });
+    }
+    let session = Session {
+        game,
+        seats,
+        thinking: false,
+        last: None,
+        error: None,
+    };
+    let view = view(&app, 0, &session);
+    let id = app.insert(session);
+    let mut view = view;
+    view["id"] = json!(id);
+    Ok((StatusCode::CREATED, Json(view)))
+}
+
+pub(super) fn game_id(text: &str) -> ApiResult<u64> {
+    text.parse()
+        .map_err(|_| ApiError::bad(format!("game id {text:?} is not a number")))
+}
+
+pub(super) async fn get_game(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let id = game_id(&id)?;
+    let s = app.session(id)?;
+    let s = lock(&s);
+    Ok(Json(view(&app, id, &s)))
+}
+
+pub(super) async fn delete_game(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    let id = game_id(&id)?;
+    let mut g = lock(&app.games);
+    if g.map.remove(&id).is_none() {
+        return Err(ApiError(StatusCode::NOT_FOUND, format!("no game {id}")));
+    }
+    g.order.retain(|&x| x != id);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/games/ID/move` body: a house, 0-based in the mover's row, or in move notation.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MoveRequest {
+    house: Value,
+}
+
+fn read_house(rules: &Rules, player: usize, v: &Value) -> ApiResult<usize> {
+    match v {
+        Value::Number(n) => {
+            let h = n
+                .as_u64()
+                .filter(|&h| h < rules.houses as u64)
+                .ok_or_else(|| {
+                    ApiError::bad(format!(
+                        "house {n} is out of range: 0 to {} (0-based in the mover's row)",
+                        rules.houses - 1
+                    ))
+                })?;
+            Ok(h as usize)
+        }
+        Value::String(t) => parse_move(rules, player, t).map_err(|e| ApiError::bad(e.to_string())),
+        _ => Err(ApiError::bad(
+            "house must be a number (0-based) or a move in notation such as \"C\"",
+        )),
+    }
+}
+
+pub(super) async fn person_move(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Result<Json<MoveRequest>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    let id = game_id(&id)?;
+    let Json(req) = body?;
+    let s = app.session(id)?;
+    let mut s = lock(&s);
+    if s.game.is_over() {
+        return Err(ApiError::conflict(format!(
+            "the game is over: {}",
+            result_text(s.game.rules(), s.game.state())
+        )));
+    }
+    if s.thinking {
+        return Err(ApiError::conflict("an agent is thinking"));
+    }
+    let rules = *s.game.rules();
+    let mover = s.game.to_move();
+    if !matches!(s.seats[mover], Seat::Person) {
+        return Err(ApiError::conflict(format!(
+            "it is {}'s turn, an agent's: ask /api/games/{id}/agent-move",
+            player_name(&rules, mover)
+        )));
+    }
+    let house = read_house(&rules, mover, &req.house)?;
+    let info = s.game.apply(house).map_err(|e| {
+        ApiError(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "{e} (legal: {})",
+                s.game
+                    .legal_moves()
+                    .iter()
+                    .map(|&h| format_move(&rules, mover, h))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        )
+    })?;
+    s.last = Some(LastMove {
+        player: mover,
+        house,
+        label: format_move(&rules, mover, house),
+        captured: info.captured,
+        by: "person".into(),
+        thoughts: None,
+    });
+    s.error = None;
+    Ok(Json(view(&app, id, &s)))
+}
+
+pub(super) async fn undo(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let id = game_id(&id)?;
+    let s = app.session(id)?;
+    let mut s = lock(&s);
+    if s.thinking {
+        return Err(ApiError::conflict("an agent is thinking"));
+    }
+    let persons: Vec<bool> = s.seats.iter().map(|x| matches!(x, Seat::Person)).collect();
+    let back = super::super::play::take_back(&s.game, |seat| persons[seat])
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    match back {
+        None => Err(ApiError::conflict(
+            "nothing to undo: no person has moved yet",
+        )),
+        Some((game, _)) => {
+            s.game = game;
+            s.last = None;
+            s.error = None;
+            Ok(Json(view(&app, id, &s)))
+        }
+    }
+}
+
+pub(super) async fn hint(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let id = game_id(&id)?;
+    let game = {
+        let s = app.session(id)?;
+        let s = lock(&s);
+        if s.game.is_over() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        s.game.clone()
+    };
+    let rules = *game.rules();
+    let mover = game.to_move();
+    let advice = tokio::task::spawn_blocking(move || super::super::play::advice(&game))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    Ok(Json(json!({
+        "house": advice.0,
+        "label": format_move(&rules, mover, advice.0),
+        "thoughts": advice.1,
+    })))
+}

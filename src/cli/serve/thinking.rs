@@ -1,0 +1,111 @@
+//! An agent's move: the agent thinks on a worker thread, within the server's move time.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use awale::agents::{Agent, Turn};
+use awale::notation::{format_move, player_name};
+
+use super::error::{ApiError, ApiResult};
+use super::games::game_id;
+use super::session::{lock, AppState, LastMove, Seat};
+use super::view::view;
+
+pub(super) async fn agent_move(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let id = game_id(&id)?;
+    let session = app.session(id)?;
+    let (mut agent, game, spec) = {
+        let mut s = lock(&session);
+        if s.thinking {
+            return Ok((StatusCode::ACCEPTED, Json(view(&app, id, &s))).into_response());
+        }
+        if s.game.is_over() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        let mover = s.game.to_move();
+        let rules = *s.game.rules();
+        let game = s.game.clone();
+        match &mut s.seats[mover] {
+            Seat::Person => {
+                return Err(ApiError::conflict(format!(
+                    "it is {}'s turn, a person's: send /api/games/{id}/move",
+                    player_name(&rules, mover)
+                )))
+            }
+            Seat::Agent { spec, agent } => {
+                let spec = spec.clone();
+                let agent = agent
+                    .take()
+                    .expect("an agent that is not thinking is in its seat");
+                s.thinking = true;
+                (agent, game, spec)
+            }
+        }
+    };
+    let worker = {
+        let session = session.clone();
+        tokio::task::spawn_blocking(move || {
+            let mover = game.to_move();
+            let rules = *game.rules();
+            // A panicking agent must not leave the game "thinking" with its seat empty: the
+            // panic becomes this move's error and the agent goes back to its seat.
+            let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                agent.select(&Turn::from_game(&game))
+            }))
+            .unwrap_or_else(|_| {
+                Err(awale::AwaleError::AgentFailed {
+                    agent: spec.clone(),
+                    reason: "the agent panicked".into(),
+                })
+            });
+            let thoughts = agent.thoughts();
+            let mut s = lock(&session);
+            s.thinking = false;
+            if let Seat::Agent { agent: slot, .. } = &mut s.seats[mover] {
+                *slot = Some(agent);
+            }
+            match choice.and_then(|house| Ok((house, s.game.apply(house)?))) {
+                Ok((house, info)) => {
+                    s.last = Some(LastMove {
+                        player: mover,
+                        house,
+                        label: format_move(&rules, mover, house),
+                        captured: info.captured,
+                        by: spec,
+                        thoughts,
+                    });
+                    s.error = None;
+                }
+                Err(e) => s.error = Some(format!("{spec}: {e}")),
+            }
+        })
+    };
+    let wait = app.move_time + Duration::from_secs(1);
+    match tokio::time::timeout(wait, worker).await {
+        Err(_) => {
+            let s = lock(&session);
+            Ok((StatusCode::ACCEPTED, Json(view(&app, id, &s))).into_response())
+        }
+        Ok(joined) => {
+            let s = lock(&session);
+            if let Err(e) = joined {
+                return Err(ApiError(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the agent failed: {e}"),
+                ));
+            }
+            match &s.error {
+                Some(e) => Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.clone())),
+                None => Ok(Json(view(&app, id, &s)).into_response()),
+            }
+        }
+    }
+}
