@@ -26,7 +26,7 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::history::History;
-use crate::rules::{FirstPlayer, Rules};
+use crate::rules::Rules;
 use crate::state::State;
 
 /// The outcome of a throughput run.
@@ -131,10 +131,9 @@ pub fn random_play(rules: &Rules, moves: u64, seed: u64) -> BenchReport {
     let mut games = 0u64;
     let t0 = Instant::now();
     while played < moves {
-        let first = match rules.first_player {
-            FirstPlayer::Random => (rng.next_u64() % rules.players as u64) as usize,
-            FirstPlayer::Fixed(p) => p as usize,
-        };
+        let first = rules.first_player.pick(rules.players as usize, |n| {
+            (rng.next_u64() % n as u64) as usize
+        });
         let mut state = State::initial(&rules, first);
         history.reset(&state);
         while !state.is_over() {

@@ -7,7 +7,10 @@ use std::fs;
 use std::path::Path;
 
 fn source_files(dir: &Path, out: &mut Vec<String>) {
-    let mut entries: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -54,9 +57,7 @@ fn the_architecture_doc_names_every_source_file_and_only_files_that_exist() {
     let missing: Vec<&String> = files
         .iter()
         .filter(|f| {
-            let as_folder = f
-                .strip_suffix("/mod.rs")
-                .map(|folder| format!("{folder}/"));
+            let as_folder = f.strip_suffix("/mod.rs").map(|folder| format!("{folder}/"));
             !named.contains(*f) && !as_folder.is_some_and(|d| named.contains(&d))
         })
         .collect();

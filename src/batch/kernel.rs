@@ -11,7 +11,7 @@ use super::lanes::Lanes;
 use super::observation::{encode, encode_compact_fixed, mask_bytes, ObsEncoding, ObsValue};
 use super::opponent::{random_legal, Opponent};
 use super::repetition::Log;
-use crate::rules::{FirstPlayer, Rules};
+use crate::rules::Rules;
 use crate::state::{State, Status};
 
 /// Step code: the action is ignored (the board is reset, or its game is already over).
@@ -58,10 +58,9 @@ impl Ctx<'_> {
             if self.league > 0 {
                 *member = rng.random_range(0..self.league) as u8;
             }
-            let first = match r.first_player {
-                FirstPlayer::Random => rng.random_range(0..r.players as usize),
-                FirstPlayer::Fixed(p) => p as usize,
-            };
+            let first = r
+                .first_player
+                .pick(r.players as usize, |n| rng.random_range(0..n));
             *st = State::initial(r, first);
             hist.reset(st);
             let o = self.opening;

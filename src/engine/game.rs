@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::error::{AwaleError, Result};
 use crate::history::History;
-use crate::rules::{FirstPlayer, Rules, MAX_PLAYERS};
+use crate::rules::{Rules, MAX_PLAYERS};
 use crate::state::{MoveInfo, State, Status};
 
 /// A game: rules, position, history for cycles, and the list of moves played.
@@ -41,12 +41,9 @@ impl Game {
     /// A new game whose random first player (rules with [`FirstPlayer::Random`]) is drawn from
     /// `seed` with ChaCha8.
     pub fn with_seed(rules: Rules, seed: u64) -> Game {
-        let first = match rules.first_player {
-            FirstPlayer::Random => {
-                ChaCha8Rng::seed_from_u64(seed).random_range(0..rules.players as usize)
-            }
-            FirstPlayer::Fixed(p) => p as usize,
-        };
+        let first = rules.first_player.pick(rules.players as usize, |n| {
+            ChaCha8Rng::seed_from_u64(seed).random_range(0..n)
+        });
         Game::from_state(rules, State::initial(&rules, first))
     }
 

@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{AwaleError, Result};
 use crate::game::Game;
-use crate::rules::{FirstPlayer, Rules};
+use crate::rules::Rules;
 use crate::state::{State, Status};
 
 fn bad_position(text: &str, reason: impl Into<String>) -> AwaleError {
@@ -147,10 +147,7 @@ pub fn parse_position(text: &str) -> Result<(Rules, State)> {
         }
         Ok(p)
     };
-    let start_player = || match rules.first_player {
-        FirstPlayer::Fixed(p) => p as usize,
-        FirstPlayer::Random => 0,
-    };
+    let start_player = || rules.first_player.pick(rules.players as usize, |_| 0);
     let (pits, stores, to_move, ply) = match fields.get(1).copied() {
         None | Some("start") => {
             if fields.len() > 3 {
@@ -951,10 +948,7 @@ impl FromStr for GameRecord {
                 let rules: Rules = rules_spec
                     .parse()
                     .map_err(|e| AwaleError::BadRecord(format!("rules '{rules_spec}': {e}")))?;
-                let first = match rules.first_player {
-                    FirstPlayer::Fixed(p) => p as usize,
-                    FirstPlayer::Random => 0,
-                };
+                let first = rules.first_player.pick(rules.players as usize, |_| 0);
                 format_position(&rules, &State::initial(&rules, first))
             }
         };

@@ -89,6 +89,24 @@ pub enum FirstPlayer {
     Random,
 }
 
+impl FirstPlayer {
+    /// The player who moves first in a game of `players`: the fixed one, or `draw(players)`
+    /// (a number below `players`, from the caller's own random stream) for a random first
+    /// player. The one rule every start position is made by; each caller keeps its stream.
+    ///
+    /// ```
+    /// use awale::FirstPlayer;
+    /// assert_eq!(FirstPlayer::Fixed(1).pick(3, |_| unreachable!()), 1);
+    /// assert_eq!(FirstPlayer::Random.pick(3, |n| n - 1), 2);
+    /// ```
+    pub fn pick(self, players: usize, draw: impl FnOnce(usize) -> usize) -> usize {
+        match self {
+            FirstPlayer::Fixed(p) => p as usize,
+            FirstPlayer::Random => draw(players),
+        }
+    }
+}
+
 /// A complete rule set. Build one with a preset constructor or by parsing a spec such as
 /// `"oware:players=4"` or `"wari:max_plies=500"`.
 ///

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{AwaleError, Result};
 use crate::rules::{
-    CycleRule, Feeding, FirstPlayer, GrandSlam, Rules, Sowing, Starvation, MAX_PITS, MAX_PLAYERS,
+    CycleRule, Feeding, GrandSlam, Rules, Sowing, Starvation, MAX_PITS, MAX_PLAYERS,
 };
 
 /// Why a game ended.
@@ -181,10 +181,9 @@ impl State {
     pub fn initial(rules: &Rules, first: usize) -> State {
         let mut pits = [0u8; MAX_PITS];
         pits[..rules.pits()].fill(rules.seeds);
-        let to_move = match rules.first_player {
-            FirstPlayer::Fixed(p) => p,
-            FirstPlayer::Random => (first % rules.players as usize) as u8,
-        };
+        let to_move = rules
+            .first_player
+            .pick(rules.players as usize, |n| first % n) as u8;
         let mut s = State {
             pits,
             scores: [0; MAX_PLAYERS],
