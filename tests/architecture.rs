@@ -75,3 +75,114 @@ fn the_architecture_doc_names_every_source_file_and_only_files_that_exist() {
         "docs/architecture.md names paths that do not exist: {stale:?}"
     );
 }
+
+/// The layer of a top-level module: a module may name modules of its own layer or below only.
+/// The engine's files are re-exported at the root, so `crate::rules` is the engine too.
+fn layer(module: &str) -> Option<u8> {
+    Some(match module {
+        "engine" | "board_index" | "choice" | "error" | "game" | "history" | "indetermination"
+        | "notation" | "perft" | "presets" | "rules" | "state" => 0,
+        "batch" => 1,
+        "tablebase" => 2,
+        "agents" | "elo" => 3,
+        "endgame" | "tournament" | "bench" => 4,
+        "az" => 5,
+        "train" => 6,
+        "cli" | "python" => 7,
+        _ => return None,
+    })
+}
+
+/// The code of a source file without comments and without its test module (tests may reach
+/// higher layers to check a lower one).
+fn code_of(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The top-level modules a text names as `crate::m::` or `awale::m::`.
+fn named_modules(code: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for prefix in ["crate::", "awale::"] {
+        let mut rest = code;
+        while let Some(i) = rest.find(prefix) {
+            let tail = &rest[i + prefix.len()..];
+            let end = tail
+                .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+                .unwrap_or(tail.len());
+            if end > 0 && tail[end..].starts_with("::") {
+                out.insert(tail[..end].to_string());
+            }
+            rest = &tail[end..];
+        }
+    }
+    out
+}
+
+/// The top-level module a source file belongs to (`src/engine/rules.rs` → `rules`).
+fn module_of(file: &str) -> String {
+    let rel = file.strip_prefix("src/").unwrap();
+    let rel = rel.strip_prefix("engine/").unwrap_or(rel);
+    rel.split(['/', '.']).next().unwrap().to_string()
+}
+
+#[test]
+fn layers_only_look_down_and_the_engine_has_no_import_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    source_files(&root.join("src"), &mut files);
+    let mut upward = Vec::new();
+    let mut engine_edges: Vec<(String, String)> = Vec::new();
+    for file in files.iter().filter(|f| f.ends_with(".rs") && !f.ends_with("/tests.rs")) {
+        let module = module_of(file);
+        let Some(own) = layer(&module) else { continue };
+        let code = code_of(&fs::read_to_string(root.join(file)).unwrap());
+        for named in named_modules(&code) {
+            let Some(theirs) = layer(&named) else { continue };
+            if theirs > own {
+                upward.push(format!("{file} names {named}"));
+            }
+            if own == 0 && theirs == 0 && named != module && named != "engine" {
+                engine_edges.push((module.clone(), named));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "imports that look up a layer: {upward:#?}");
+
+    // Depth-first search for a cycle among the engine's files.
+    engine_edges.sort();
+    engine_edges.dedup();
+    let nodes: BTreeSet<&str> = engine_edges.iter().map(|(a, _)| a.as_str()).collect();
+    fn visit<'a>(
+        node: &'a str,
+        edges: &'a [(String, String)],
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|&n| n == node) {
+            let mut cycle: Vec<String> = path[i..].iter().map(|s| s.to_string()).collect();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node);
+        for (_, to) in edges.iter().filter(|(from, _)| from == node) {
+            if let Some(c) = visit(to, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(node);
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in nodes {
+        let cycle = visit(node, &engine_edges, &mut Vec::new(), &mut done);
+        assert!(cycle.is_none(), "an import cycle in the engine: {cycle:?}");
+    }
+}
