@@ -20,7 +20,6 @@ extern crate self as awale;
 
 /// The engine (`src/engine/`): rules, positions, games, notation, perft.
 pub mod engine;
-pub(crate) use engine::indetermination;
 pub use engine::{
     board_index, choice, error, game, history, notation, perft, presets, rules, state,
 };

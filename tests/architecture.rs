@@ -136,12 +136,17 @@ fn layers_only_look_down_and_the_engine_has_no_import_cycle() {
     source_files(&root.join("src"), &mut files);
     let mut upward = Vec::new();
     let mut engine_edges: Vec<(String, String)> = Vec::new();
-    for file in files.iter().filter(|f| f.ends_with(".rs") && !f.ends_with("/tests.rs")) {
+    for file in files
+        .iter()
+        .filter(|f| f.ends_with(".rs") && !f.ends_with("/tests.rs"))
+    {
         let module = module_of(file);
         let Some(own) = layer(&module) else { continue };
         let code = code_of(&fs::read_to_string(root.join(file)).unwrap());
         for named in named_modules(&code) {
-            let Some(theirs) = layer(&named) else { continue };
+            let Some(theirs) = layer(&named) else {
+                continue;
+            };
             if theirs > own {
                 upward.push(format!("{file} names {named}"));
             }
@@ -150,7 +155,10 @@ fn layers_only_look_down_and_the_engine_has_no_import_cycle() {
             }
         }
     }
-    assert!(upward.is_empty(), "imports that look up a layer: {upward:#?}");
+    assert!(
+        upward.is_empty(),
+        "imports that look up a layer: {upward:#?}"
+    );
 
     // Depth-first search for a cycle among the engine's files.
     engine_edges.sort();

@@ -38,7 +38,7 @@ fn one_entry_makes_a_preset_that_parses_prints_and_lists() {
     assert_eq!(find_preset("trial").unwrap().title, def.title);
     // The unknown-preset error lists it too.
     let err = "nope".parse::<Rules>().unwrap_err();
-    assert!(matches!(err, AwaleError::UnknownPreset(_)));
+    assert!(matches!(err, AwaleError::UnknownPreset { .. }));
     assert!(err.to_string().contains("trial"), "{err}");
     // Serialised rules name it and read back.
     let json = serde_json::to_string(&rules).unwrap();

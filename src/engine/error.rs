@@ -14,8 +14,13 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AwaleError {
     /// A rules preset name that does not exist.
-    #[error("unknown rules preset '{0}' (known: {known})", known = crate::presets::preset_names().join(", "))]
-    UnknownPreset(String),
+    #[error("unknown rules preset '{name}' (known: {known})")]
+    UnknownPreset {
+        /// The name as written.
+        name: String,
+        /// The known presets, comma-separated (from the preset table).
+        known: String,
+    },
     /// A rules option that does not exist or has a bad value.
     #[error("bad rules option '{option}': {reason}")]
     BadOption {

@@ -10,7 +10,6 @@ pub mod choice;
 pub mod error;
 pub mod game;
 pub mod history;
-pub(crate) mod indetermination;
 pub mod notation;
 pub mod perft;
 pub mod presets;

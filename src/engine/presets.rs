@@ -179,6 +179,14 @@ pub fn family_players(family: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The error for a preset name that is not in the table; it lists the names that are.
+pub fn unknown_preset(name: &str) -> AwaleError {
+    AwaleError::UnknownPreset {
+        name: name.to_string(),
+        known: preset_names().join(", "),
+    }
+}
+
 /// Every name the spec parser accepts, specs and aliases, in table order (for messages).
 pub fn preset_names() -> Vec<&'static str> {
     let mut names = Vec::new();
@@ -331,7 +339,7 @@ impl<'de> Deserialize<'de> for Preset {
         };
         find_preset(legacy)
             .map(Preset)
-            .ok_or_else(|| serde::de::Error::custom(AwaleError::UnknownPreset(name.clone())))
+            .ok_or_else(|| serde::de::Error::custom(unknown_preset(&name)))
     }
 }
 

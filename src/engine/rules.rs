@@ -599,7 +599,7 @@ pub const OPTION_KEYS: [&str; 19] = [
 fn base_rules(name: &str) -> Result<Rules> {
     crate::presets::find_preset(name)
         .map(|def| def.rules())
-        .ok_or_else(|| AwaleError::UnknownPreset(name.to_string()))
+        .ok_or_else(|| crate::presets::unknown_preset(name))
 }
 
 impl FromStr for Rules {

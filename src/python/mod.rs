@@ -126,7 +126,7 @@ pub(crate) fn value_error(e: AwaleError) -> PyErr {
             other => other.to_string(),
         };
         let (err, attrs): (PyErr, Vec<(&str, Py<PyAny>)>) = match &e {
-            AwaleError::UnknownPreset(_) | AwaleError::InvalidRules(_) => {
+            AwaleError::UnknownPreset { .. } | AwaleError::InvalidRules(_) => {
                 (x::RulesError::new_err(message), vec![])
             }
             AwaleError::BadOption { option, reason } => (

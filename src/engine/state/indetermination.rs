@@ -14,9 +14,9 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::{PositionKey, State, Status};
 use crate::board_index::{ways, LayerIndex};
 use crate::rules::{GrandSlam, Rules, Sowing, MAX_PITS};
-use crate::state::{PositionKey, State, Status};
 
 /// Whether any sequence of legal moves from `state` can lead to a capture (false once the game
 /// is over). See [`State::capture_reachable`].

@@ -17,6 +17,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The end by indetermination: can a capture still happen? (the search behind
+/// [`State::capture_reachable`]).
+mod indetermination;
+
 use crate::error::{AwaleError, Result};
 use crate::rules::{
     CycleRule, Feeding, GrandSlam, Rules, Sowing, Starvation, MAX_PITS, MAX_PLAYERS,
@@ -898,7 +902,8 @@ impl State {
     /// Exact search: can any sequence of legal moves from here lead to a capture? Used for the
     /// end by indetermination, only with few seeds on the board.
     ///
-    /// The search lives in its own module (`src/engine/indetermination.rs`). For single sowing with at
+    /// The search lives in its own module (`src/engine/state/indetermination.rs`, a part of the
+    /// state's rule of the end). For single sowing with at
     /// most `rules.indetermination` seeds on the board, the answer is looked up in a table of
     /// every such position, built on first use and shared by all threads (`awale`, limit 12: a
     /// table of the 587,860 positions of up to 9 seeds, the search above); the table is keyed only by the rules of play and the seed
@@ -908,10 +913,10 @@ impl State {
     /// buffers reused from call to call (no allocation once warm) and a per-thread memo of
     /// answers (direct-mapped, 16,384 positions) kept while the rules of play stay the same.
     pub fn capture_reachable(&self, rules: &Rules) -> bool {
-        crate::indetermination::capture_reachable(self, rules)
+        indetermination::capture_reachable(self, rules)
     }
 
-    /// A position of the capture search (`crate::indetermination`): `pits`, `to_move`, empty
+    /// A position of the capture search (`indetermination`): `pits`, `to_move`, empty
     /// stores, ply 0, with the ends of the start of a turn checked under `rules`.
     pub(crate) fn search_position(rules: &Rules, pits: [u8; MAX_PITS], to_move: usize) -> State {
         let mut s = State {
