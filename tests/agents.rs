@@ -604,9 +604,7 @@ fn agent_options_come_from_one_declaration_per_kind() {
         for option in kind.options {
             assert!(!option.help.is_empty(), "{}:{}", kind.kind, option.key);
             if let Some(v) = (option.show)(&defaults) {
-                let spec: AgentSpec = format!("{}:{}={v}", kind.kind, option.key)
-                    .parse()
-                    .unwrap();
+                let spec: AgentSpec = format!("{}:{}={v}", kind.kind, option.key).parse().unwrap();
                 assert_eq!(kind.settings(&spec).unwrap(), defaults, "{spec}");
             }
         }
