@@ -591,3 +591,49 @@ fn transposition_table_respects_ply_limit_and_repetitions() {
     }
     assert!(checked[0] > 10 && checked[1] > 10, "{checked:?}");
 }
+
+/// Each kind declares its options once: every listed option has help and a default, and the
+/// default it shows, written in a spec, gives the settings of a spec without options.
+#[test]
+fn agent_options_come_from_one_declaration_per_kind() {
+    use awale::agents::{alphabeta, mcts, perfect, AgentKind, AgentSpec};
+    fn defaults_read_back<S: PartialEq + std::fmt::Debug>(kind: &'static AgentKind<S>) {
+        let defaults = (kind.defaults)();
+        let bare: AgentSpec = kind.kind.parse().unwrap();
+        assert_eq!(kind.settings(&bare).unwrap(), defaults);
+        for option in kind.options {
+            assert!(!option.help.is_empty(), "{}:{}", kind.kind, option.key);
+            if let Some(v) = (option.show)(&defaults) {
+                let spec: AgentSpec = format!("{}:{}={v}", kind.kind, option.key).parse().unwrap();
+                assert_eq!(kind.settings(&spec).unwrap(), defaults, "{spec}");
+            }
+        }
+    }
+    defaults_read_back(&alphabeta::KIND);
+    defaults_read_back(&mcts::KIND);
+    defaults_read_back(&perfect::KIND);
+    let registry = awale::agents::Registry::builtin();
+    for entry in registry.entries() {
+        for (key, help) in &entry.options {
+            assert!(help.contains("(default"), "{}:{key}: {help}", entry.kind);
+        }
+    }
+    let help = registry.help();
+    for line in [
+        "deepest iteration in plies (default 6)",
+        "transposition table size in MiB, 0 = off (default 16)",
+        "strategic (stores, greniers, potential, threats) or material (default strategic)",
+        "folder of endgame tables to probe at positions they cover (default: none)",
+        "folder of the tables (default tablebases)",
+        "exploration constant (default 1.4)",
+        "longest playout before adjudication by stores (default 300)",
+    ] {
+        assert!(help.contains(line), "{help}");
+    }
+    // Options apply in the kind's order whatever the spec's: the weights replace the chosen
+    // evaluation's even when written before it.
+    let spec: AgentSpec = "alphabeta:w_store=5,eval=material".parse().unwrap();
+    let settings = alphabeta::KIND.settings(&spec).unwrap();
+    assert_eq!(settings.config.eval.store, 5);
+    assert_eq!(settings.config.eval.board, 0);
+}

@@ -108,3 +108,70 @@ fn built_in_specs_come_from_the_table() {
         );
     }
 }
+
+/// The rules option table: every option has its help, and every value it lists parses.
+#[test]
+fn every_rules_option_is_documented_and_its_listed_values_parse() {
+    use awale::rules::{find_option, OPTION_KEYS, RULES_OPTIONS};
+    let keys: Vec<&str> = RULES_OPTIONS.iter().map(|def| def.key).collect();
+    assert_eq!(keys, OPTION_KEYS);
+    let listed: Vec<&str> = Rules::abapa().options().iter().map(|(k, _)| *k).collect();
+    assert_eq!(listed, OPTION_KEYS);
+    for def in RULES_OPTIONS {
+        assert!(!def.help.trim().is_empty(), "{} has no help", def.key);
+        assert!(!def.values.trim().is_empty(), "{} lists no values", def.key);
+        assert!(std::ptr::eq(find_option(def.key).unwrap(), def));
+        // The words it lists (not the placeholders N, MIN-MAX, ranges) are accepted.
+        for value in def.values.split('|') {
+            if value.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                let mut rules = Rules::abapa();
+                rules
+                    .set_option(def.key, value)
+                    .unwrap_or_else(|e| panic!("{}={value}: {e}", def.key));
+                assert_eq!((def.get)(&rules), value, "{}", def.key);
+            }
+        }
+    }
+    assert_eq!(
+        keys.iter().collect::<std::collections::HashSet<_>>().len(),
+        keys.len()
+    );
+}
+
+/// Every preset's options, written out in full as a spec, parse back to the same rules.
+#[test]
+fn every_presets_options_written_as_a_spec_parse_back() {
+    for def in presets() {
+        let rules = def.rules();
+        let pairs: Vec<String> = rules
+            .options()
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let spec = format!("{}:{}", def.spec, pairs.join(","));
+        let parsed: Rules = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(parsed, rules, "{spec}");
+        assert_eq!(parsed.to_string(), def.spec);
+    }
+}
+
+/// An unknown rules option is refused with the list of the known ones.
+#[test]
+fn an_unknown_rules_option_lists_the_known_ones() {
+    let err = "abapa:colour=red".parse::<Rules>().unwrap_err();
+    assert!(matches!(err, AwaleError::BadOption { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("unknown option 'colour'"), "{text}");
+    for key in awale::rules::OPTION_KEYS {
+        assert!(text.contains(key), "{text} lacks {key}");
+    }
+    // A bad value names the option and says what is expected.
+    let err = "abapa:sowing=double"
+        .parse::<Rules>()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("sowing=double") && err.contains("expected single or relay"),
+        "{err}"
+    );
+}

@@ -38,10 +38,12 @@
 //! assert!(r.value > 0);
 //! ```
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::eval::Evaluator;
+use super::kind::{self, AgentKind, AgentOption};
 use super::{no_move, Agent, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::{CycleRule, Rules, MAX_PITS};
@@ -707,6 +709,162 @@ impl Agent for AlphaBeta {
         self.history = [[0; MAX_PITS]; 2];
     }
 }
+
+/// What an `alphabeta` spec sets: the search settings and the endgame tables to probe.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlphaBetaSettings {
+    /// The search settings (defaults: [`AlphaBetaConfig::default`]).
+    pub config: AlphaBetaConfig,
+    /// Folder of endgame tables to probe (`tb=DIR`); none by default.
+    pub tb: Option<String>,
+}
+
+/// A weight of the evaluation, within ±1 000 000.
+fn weight(value: &str) -> std::result::Result<i32, String> {
+    let w = kind::signed(value)?;
+    i32::try_from(w)
+        .ok()
+        .filter(|w| w.abs() <= 1_000_000)
+        .ok_or_else(|| format!("{w} is out of range (|w| <= 1000000)"))
+}
+
+/// The `alphabeta` kind: its options and its factory (see [`kind`]).
+pub static KIND: AgentKind<AlphaBetaSettings> = AgentKind {
+    kind: "alphabeta",
+    summary: "negamax alpha-beta, iterative deepening, transposition table (2-player games)",
+    options: &[
+        AgentOption {
+            key: "depth",
+            help: "deepest iteration in plies",
+            set: |s, v| {
+                let depth = kind::whole(v)?;
+                if !(1..=64).contains(&depth) {
+                    return Err(format!("{depth} is not between 1 and 64"));
+                }
+                s.config.depth = depth as u32;
+                Ok(())
+            },
+            show: |s| Some(s.config.depth.to_string()),
+        },
+        AgentOption {
+            key: "nodes",
+            help: "node budget per move, 0 = none",
+            set: |s, v| {
+                s.config.nodes = kind::whole(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.config.nodes.to_string()),
+        },
+        AgentOption {
+            key: "time_ms",
+            help: "time budget per move in ms, 0 = none",
+            set: |s, v| {
+                s.config.time_ms = kind::whole(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.config.time_ms.to_string()),
+        },
+        AgentOption {
+            key: "tt_mb",
+            help: "transposition table size in MiB, 0 = off",
+            set: |s, v| {
+                let tt_mb = kind::whole(v)?;
+                if tt_mb > 4096 {
+                    return Err(format!("{tt_mb} MiB is more than 4096"));
+                }
+                s.config.tt_mb = tt_mb as usize;
+                Ok(())
+            },
+            show: |s| Some(s.config.tt_mb.to_string()),
+        },
+        // Before the weights: they replace the chosen evaluation's.
+        AgentOption {
+            key: "eval",
+            help: "strategic (stores, greniers, potential, threats) or material",
+            set: |s, v| {
+                s.config.eval = Evaluator::named(v)
+                    .ok_or_else(|| format!("'{v}' is not an evaluation (strategic, material)"))?;
+                Ok(())
+            },
+            show: |s| {
+                ["strategic", "material"]
+                    .into_iter()
+                    .find(|name| Evaluator::named(name) == Some(s.config.eval))
+                    .map(str::to_string)
+            },
+        },
+        AgentOption {
+            key: "w_store",
+            help: "weight per seed of store difference, replacing eval's",
+            set: |s, v| {
+                s.config.eval.store = weight(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.config.eval.store.to_string()),
+        },
+        AgentOption {
+            key: "w_board",
+            help: "weight per seed of board-side difference, replacing eval's",
+            set: |s, v| {
+                s.config.eval.board = weight(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.config.eval.board.to_string()),
+        },
+        AgentOption {
+            key: "w_mobility",
+            help: "weight per non-empty house of difference, replacing eval's",
+            set: |s, v| {
+                s.config.eval.mobility = weight(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.config.eval.mobility.to_string()),
+        },
+        AgentOption {
+            key: "w_grenier",
+            help: "weight per grenier in reach, replacing eval's",
+            set: |s, v| {
+                s.config.eval.grenier = weight(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.config.eval.grenier.to_string()),
+        },
+        AgentOption {
+            key: "w_threat",
+            help: "weight per seed of the best direct threat, replacing eval's",
+            set: |s, v| {
+                s.config.eval.threat = weight(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.config.eval.threat.to_string()),
+        },
+        AgentOption {
+            key: "tb",
+            help: "folder of endgame tables to probe at positions they cover",
+            set: |s, v| {
+                s.tb = Some(v.to_string());
+                Ok(())
+            },
+            show: |s| s.tb.clone(),
+        },
+    ],
+    defaults: AlphaBetaSettings::default,
+    build: |settings, spec, rules| {
+        AlphaBeta::check_rules(rules).map_err(|e| match e {
+            AwaleError::BadAgentSpec { reason, .. } => spec.error(reason),
+            e => e,
+        })?;
+        let mut agent = AlphaBeta::new(settings.config).with_name(spec.display_name());
+        if let Some(dir) = &settings.tb {
+            let table = Tablebase::open_shared(Path::new(dir), rules)
+                .map_err(|e| spec.error(format!("tb: {e}")))?;
+            agent = agent
+                .with_tablebase(table, rules)
+                .map_err(|e| spec.error(format!("tb: {e}")))?;
+        }
+        Ok(Box::new(agent))
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::kind::AgentKind;
 use super::{no_move, Agent, Turn};
 use crate::choice;
 use crate::error::Result;
@@ -67,3 +68,12 @@ impl Agent for GreedyAgent {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 }
+
+/// The `greedy` kind: no options of its own (see [`super::kind`]).
+pub static KIND: AgentKind<()> = AgentKind {
+    kind: "greedy",
+    summary: "the move with the best immediate gain, ties at random (every preset)",
+    options: &[],
+    defaults: || (),
+    build: |(), _, _| Ok(Box::new(GreedyAgent::new(0))),
+};

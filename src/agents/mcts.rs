@@ -28,6 +28,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::eval::outcome;
+use super::kind::{self, AgentKind, AgentOption};
 use super::{no_move, random_bit, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
@@ -371,6 +372,61 @@ impl Agent for Mcts {
         self.last = None;
     }
 }
+
+/// The `mcts` kind: its options and its factory (see [`kind`]); its settings are a
+/// [`MctsConfig`], whose `Default` gives the defaults.
+pub static KIND: AgentKind<MctsConfig> = AgentKind {
+    kind: "mcts",
+    summary: "UCT with random playouts, per-player returns (every preset)",
+    options: &[
+        AgentOption {
+            key: "sims",
+            help: "simulations per move",
+            set: |c, v| {
+                let sims = kind::whole(v)?;
+                if sims == 0 || sims > u32::MAX as u64 {
+                    return Err(format!("{sims} is not between 1 and {}", u32::MAX));
+                }
+                c.sims = sims as u32;
+                Ok(())
+            },
+            show: |c| Some(c.sims.to_string()),
+        },
+        AgentOption {
+            key: "time_ms",
+            help: "time budget per move in ms, 0 = none",
+            set: |c, v| {
+                c.time_ms = kind::whole(v)?;
+                Ok(())
+            },
+            show: |c| Some(c.time_ms.to_string()),
+        },
+        AgentOption {
+            key: "c",
+            help: "exploration constant",
+            set: |cfg, v| {
+                let c = kind::real(v)?;
+                if c < 0.0 {
+                    return Err(format!("{c} is negative"));
+                }
+                cfg.c = c as f32;
+                Ok(())
+            },
+            show: |c| Some(c.c.to_string()),
+        },
+        AgentOption {
+            key: "playout_plies",
+            help: "longest playout before adjudication by stores",
+            set: |c, v| {
+                c.playout_plies = kind::whole(v)?.min(u32::MAX as u64) as u32;
+                Ok(())
+            },
+            show: |c| Some(c.playout_plies.to_string()),
+        },
+    ],
+    defaults: MctsConfig::default,
+    build: |cfg, spec, _rules| Ok(Box::new(Mcts::new(cfg, 0).with_name(spec.display_name()))),
+};
 
 #[cfg(test)]
 mod tests {

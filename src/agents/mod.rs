@@ -7,8 +7,9 @@
 //! | `alphabeta:depth=8` | [`AlphaBeta`]: negamax with iterative deepening and a transposition table | 2 players |
 //! | `mcts:sims=2000` | [`Mcts`]: UCT with random playouts, per-player returns (max^n) | all |
 //!
-//! Agents are built from text specs by the [`Registry`] (see [`spec`]), which later issues extend
-//! with trained networks through the same interface. Every agent is reproducible: after
+//! Agents are built from text specs ([`spec`]) by the [`Registry`] ([`registry`]); each kind
+//! declares its options once, next to its agent, as an [`AgentKind`] ([`kind`]). Trained networks
+//! (`nn`) join through the same interface. [`agent_policy`] makes any of them a batch opponent. Every agent is reproducible: after
 //! [`Agent::reset`] with a seed it plays the same moves in the same positions (time limits aside).
 //!
 //! ```
@@ -30,24 +31,28 @@ use crate::game::Game;
 use crate::rules::Rules;
 use crate::state::{PositionKey, State};
 
+pub mod agent_policy;
 pub mod alphabeta;
 pub mod eval;
 pub mod greedy;
+pub mod kind;
 pub mod mcts;
-pub mod opponent;
 pub mod perfect;
 pub mod random;
+pub mod registry;
 pub mod spec;
 pub mod thoughts;
 
+pub use agent_policy::{opponent_from_spec, AgentPolicy};
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use eval::{outcome, Evaluator};
 pub use greedy::GreedyAgent;
+pub use kind::{AgentKind, AgentOption};
 pub use mcts::{Mcts, MctsConfig, MctsResult};
-pub use opponent::{opponent_from_spec, AgentPolicy};
 pub use perfect::PerfectAgent;
 pub use random::RandomAgent;
-pub use spec::{build_agent, parse_agent_list, AgentSpec, Registry};
+pub use registry::{build_agent, AgentFactory, Registry, RegistryEntry};
+pub use spec::{parse_agent_list, AgentSpec};
 pub use thoughts::{MoveThought, Thoughts};
 
 /// What an agent sees when it is asked to move: the rules, the position, and the positions seen

@@ -2,12 +2,14 @@
 //! seed). Outside the table it refuses with a clear error, or hands the turn to alpha-beta when
 //! given a fallback depth.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::kind::{self, AgentKind, AgentOption};
 use super::{random_bit, Agent, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
@@ -135,3 +137,59 @@ impl Agent for PerfectAgent {
         }
     }
 }
+
+/// What a `perfect` spec sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerfectSettings {
+    /// Folder of the tables (`dir=`; default [`crate::tablebase::DEFAULT_DIR`]).
+    pub dir: String,
+    /// Alpha-beta depth outside the table, 0 = refuse such positions (`fallback_depth=`).
+    pub fallback_depth: u32,
+}
+
+impl Default for PerfectSettings {
+    fn default() -> Self {
+        PerfectSettings {
+            dir: crate::tablebase::DEFAULT_DIR.to_string(),
+            fallback_depth: 0,
+        }
+    }
+}
+
+/// The `perfect` kind: its options and its factory (see [`kind`]).
+pub static KIND: AgentKind<PerfectSettings> = AgentKind {
+    kind: "perfect",
+    summary: "the endgame table's best moves, ties at random (2-player single sowing; `awale tablebase build`)",
+    options: &[
+        AgentOption {
+            key: "dir",
+            help: "folder of the tables",
+            set: |s, v| {
+                s.dir = v.to_string();
+                Ok(())
+            },
+            show: |s| Some(s.dir.clone()),
+        },
+        AgentOption {
+            key: "fallback_depth",
+            help: "alpha-beta depth outside the table, 0 = refuse",
+            set: |s, v| {
+                let depth = kind::whole(v)?;
+                if depth > 64 {
+                    return Err(format!("{depth} is more than 64"));
+                }
+                s.fallback_depth = depth as u32;
+                Ok(())
+            },
+            show: |s| Some(s.fallback_depth.to_string()),
+        },
+    ],
+    defaults: PerfectSettings::default,
+    build: |settings, spec, rules| {
+        let table = Tablebase::open_shared(Path::new(&settings.dir), rules)
+            .map_err(|e| spec.error(e.to_string()))?;
+        let agent = PerfectAgent::new(table, rules, settings.fallback_depth, spec.u64_or("seed", 0)?)
+            .map_err(|e| spec.error(e.to_string()))?;
+        Ok(Box::new(agent))
+    },
+};

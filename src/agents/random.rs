@@ -3,6 +3,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::kind::AgentKind;
 use super::{no_move, random_bit, Agent, Turn};
 use crate::error::Result;
 
@@ -48,3 +49,12 @@ impl Agent for RandomAgent {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 }
+
+/// The `random` kind: no options of its own (see [`super::kind`]).
+pub static KIND: AgentKind<()> = AgentKind {
+    kind: "random",
+    summary: "a uniformly random legal move (every preset)",
+    options: &[],
+    defaults: || (),
+    build: |(), _, _| Ok(Box::new(RandomAgent::new(0))),
+};

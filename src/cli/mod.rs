@@ -14,14 +14,6 @@ mod tournament;
 #[cfg(feature = "train")]
 mod train;
 
-/// The agents the command line knows: the built-in ones, and `nn` when the `train` feature is on.
-pub(crate) fn registry() -> awale::agents::Registry {
-    #[cfg(feature = "train")]
-    return awale::train::registry();
-    #[cfg(not(feature = "train"))]
-    awale::agents::Registry::builtin()
-}
-
 /// awale: rules engine, simulator and tools for the Awalé family of mancala games.
 ///
 /// Rules are named by a spec: a preset (`awale rules` lists them) optionally followed by options,

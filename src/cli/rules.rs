@@ -1,6 +1,7 @@
 //! `awale rules [PRESET]`: the rule presets, every option, and the spec syntax.
 
 use awale::presets::{presets, PresetDef};
+use awale::rules::{find_option, RULES_OPTIONS};
 use awale::Rules;
 
 const AFTER_HELP: &str = "\
@@ -23,40 +24,6 @@ oware:players=4. Every command that takes --rules or a position accepts one.";
 pub struct Args {
     /// A preset name or rules spec to describe (e.g. `awale`, `oware3`, `abapa:max_plies=200`).
     pub preset: Option<String>,
-}
-
-/// What each option means, for the listing.
-fn option_help(key: &str) -> &'static str {
-    match key {
-        "players" => "number of players (owaré: 2, 3, 4 or 6; sets the houses too)",
-        "houses" => "houses (holes) per player",
-        "seeds" => "seeds per house at the start",
-        "sowing" => {
-            "single (one sowing, backward captures) or relay (sow on from the landing hole)"
-        }
-        "skip_origin" => "a lap of 12+ seeds skips the house it started from",
-        "capture" => "counts that capture, MIN-MAX (after the last seed lands)",
-        "grand_slam" => {
-            "a move taking all the opponent's seeds: no_capture, forbidden or capture_all"
-        }
-        "feeding" => "required: must give seeds to an empty opponent if possible; or optional",
-        "starvation" => {
-            "who takes the board when a player is starved: feeder, starved, starved_unless_N"
-        }
-        "cycle" => "on a repeated position: each_takes_own, split, or ignore (needs max_plies)",
-        "cycle_if_seeded" => {
-            "a repeated position ends the game only if every player has a seed on his side"
-        }
-        "indetermination" => "end when at most N seeds remain and no capture is possible (0 = off)",
-        "win" => "score that wins at once (none = play to the end)",
-        "sweep_on_end" => "at every end, remaining seeds go to their row's owner",
-        "max_plies" => "truncate the game after this many plies (0 = no limit)",
-        "relay_cap" => "most relays in one move (relay sowing)",
-        "out_of_turn" => "a hole brought to the capture count mid-sowing is taken by its owner",
-        "end_seeds" => "relay game ends when this many seeds or fewer remain after a capture",
-        "first" => "who moves first: a player number, or random (drawn from the game's seed)",
-        _ => "",
-    }
 }
 
 /// The preset table grouped by family, in table order (owaré's player counts in one group).
@@ -117,7 +84,7 @@ fn overview() -> String {
     }
 
     let cols = columns();
-    let keys: Vec<&str> = Rules::abapa().options().iter().map(|(k, _)| *k).collect();
+    let keys: Vec<&str> = RULES_OPTIONS.iter().map(|def| def.key).collect();
     // values[column][option]
     let values: Vec<Vec<String>> = cols
         .iter()
@@ -163,8 +130,8 @@ fn overview() -> String {
         out.push('\n');
     }
     out.push_str("\nWHAT THE OPTIONS MEAN\n");
-    for key in &keys {
-        out.push_str(&format!("  {key:<key_w$}  {}\n", option_help(key)));
+    for def in RULES_OPTIONS {
+        out.push_str(&format!("  {:<key_w$}  {}\n", def.key, def.help));
     }
     out.push_str(
         "\nRULES SPECS\n  \
@@ -186,7 +153,8 @@ fn describe(rules: &Rules) -> String {
     let key_w = options.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let val_w = options.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
     for (k, v) in &options {
-        out.push_str(&format!("  {k:<key_w$}  {v:<val_w$}  {}\n", option_help(k)));
+        let help = find_option(k).map_or("", |def| def.help);
+        out.push_str(&format!("  {k:<key_w$}  {v:<val_w$}  {help}\n"));
     }
     out.push_str(&format!(
         "\n  {} players x {} houses, {} seeds in play\n",

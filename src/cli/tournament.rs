@@ -92,13 +92,16 @@ pub struct Args {
 }
 
 fn after_help() -> String {
-    format!("{AFTER_HELP}{}{EXAMPLES}", super::registry().help())
+    format!(
+        "{AFTER_HELP}{}{EXAMPLES}",
+        awale::agents::Registry::available().help()
+    )
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = args.rules.parse()?;
-    let registry = super::registry();
+    let registry = awale::agents::Registry::available();
     let mut specs = parse_agent_list(&args.agents)?;
     let format = match &args.gauntlet {
         None => Format::RoundRobin,

@@ -348,185 +348,23 @@ impl Rules {
 
     /// Sets one option from its spec key and value, e.g. `("grand_slam", "forbidden")`.
     pub fn set_option(&mut self, key: &str, value: &str) -> Result<()> {
-        let bad = |reason: String| AwaleError::BadOption {
+        let def = find_option(key).ok_or_else(|| AwaleError::BadOption {
+            option: format!("{key}={value}"),
+            reason: format!("unknown option '{key}' (known: {})", OPTION_KEYS.join(", ")),
+        })?;
+        (def.set)(self, value).map_err(|reason| AwaleError::BadOption {
             option: format!("{key}={value}"),
             reason,
-        };
-        let num = |max: u64| -> Result<u64> {
-            let n: u64 = value
-                .parse()
-                .map_err(|_| bad(format!("'{value}' is not a whole number")))?;
-            if n > max {
-                return Err(bad(format!("{n} is above the largest allowed value {max}")));
-            }
-            Ok(n)
-        };
-        let flag = || -> Result<bool> {
-            match value {
-                "true" | "yes" | "on" | "1" => Ok(true),
-                "false" | "no" | "off" | "0" => Ok(false),
-                _ => Err(bad("expected true or false".into())),
-            }
-        };
-        match key {
-            "players" => self.players = num(MAX_PLAYERS as u64)? as u8,
-            "houses" => self.houses = num(MAX_PITS as u64)? as u8,
-            "seeds" => self.seeds = num(255)? as u8,
-            "sowing" => {
-                self.sowing = match value {
-                    "single" => Sowing::Single,
-                    "relay" => Sowing::Relay,
-                    _ => return Err(bad("expected single or relay".into())),
-                }
-            }
-            "skip_origin" => self.skip_origin = flag()?,
-            "capture" => {
-                let (lo, hi) = value.split_once('-').unwrap_or((value, value));
-                let lo: u8 = lo
-                    .parse()
-                    .map_err(|_| bad("expected MIN-MAX, e.g. 2-3".into()))?;
-                let hi: u8 = hi
-                    .parse()
-                    .map_err(|_| bad("expected MIN-MAX, e.g. 2-3".into()))?;
-                self.capture_min = lo;
-                self.capture_max = hi;
-            }
-            "grand_slam" => {
-                self.grand_slam = match value {
-                    "no_capture" => GrandSlam::NoCapture,
-                    "forbidden" => GrandSlam::Forbidden,
-                    "capture_all" => GrandSlam::CaptureAll,
-                    _ => return Err(bad("expected no_capture, forbidden or capture_all".into())),
-                }
-            }
-            "feeding" => {
-                self.feeding = match value {
-                    "required" => Feeding::Required,
-                    "optional" => Feeding::Optional,
-                    _ => return Err(bad("expected required or optional".into())),
-                }
-            }
-            "starvation" => {
-                self.starvation = match value {
-                    "feeder" => Starvation::FeederTakesAll,
-                    "starved" => Starvation::StarvedTakesAll,
-                    v => match v.strip_prefix("starved_unless_") {
-                        Some(n) => Starvation::StarvedUnlessFew(n.parse().map_err(|_| {
-                            bad("expected starved_unless_N, e.g. starved_unless_3".into())
-                        })?),
-                        None => {
-                            return Err(bad("expected feeder, starved or starved_unless_N".into()))
-                        }
-                    },
-                }
-            }
-            "cycle" => {
-                self.cycle = match value {
-                    "each_takes_own" => CycleRule::EachTakesOwn,
-                    "split" => CycleRule::Split,
-                    "ignore" => CycleRule::Ignore,
-                    _ => return Err(bad("expected each_takes_own, split or ignore".into())),
-                }
-            }
-            "cycle_if_seeded" => self.cycle_needs_seeds = flag()?,
-            "indetermination" => self.indetermination = num(12)? as u8,
-            "win" => self.win_threshold = if value == "none" { 0 } else { num(255)? as u8 },
-            "sweep_on_end" => self.sweep_on_end = flag()?,
-            "max_plies" => self.max_plies = num(u32::MAX as u64)? as u32,
-            "relay_cap" => self.relay_cap = num(u16::MAX as u64)? as u16,
-            "out_of_turn" => self.out_of_turn_capture = flag()?,
-            "end_seeds" => self.end_seeds = num(255)? as u8,
-            "first" => {
-                self.first_player = if value == "random" {
-                    FirstPlayer::Random
-                } else {
-                    FirstPlayer::Fixed(num(MAX_PLAYERS as u64 - 1)? as u8)
-                }
-            }
-            _ => {
-                return Err(AwaleError::BadOption {
-                    option: format!("{key}={value}"),
-                    reason: format!("unknown option '{key}' (known: {})", OPTION_KEYS.join(", ")),
-                })
-            }
-        }
-        Ok(())
+        })
     }
 
-    /// The options of this rule set as `(key, value)` spec pairs, in a fixed order.
+    /// The options of this rule set as `(key, value)` spec pairs, in the order of
+    /// [`RULES_OPTIONS`].
     pub fn options(&self) -> Vec<(&'static str, String)> {
-        let starvation = match self.starvation {
-            Starvation::FeederTakesAll => "feeder".to_string(),
-            Starvation::StarvedTakesAll => "starved".to_string(),
-            Starvation::StarvedUnlessFew(n) => format!("starved_unless_{n}"),
-        };
-        vec![
-            ("players", self.players.to_string()),
-            ("houses", self.houses.to_string()),
-            ("seeds", self.seeds.to_string()),
-            (
-                "sowing",
-                match self.sowing {
-                    Sowing::Single => "single",
-                    Sowing::Relay => "relay",
-                }
-                .into(),
-            ),
-            ("skip_origin", self.skip_origin.to_string()),
-            (
-                "capture",
-                format!("{}-{}", self.capture_min, self.capture_max),
-            ),
-            (
-                "grand_slam",
-                match self.grand_slam {
-                    GrandSlam::NoCapture => "no_capture",
-                    GrandSlam::Forbidden => "forbidden",
-                    GrandSlam::CaptureAll => "capture_all",
-                }
-                .into(),
-            ),
-            (
-                "feeding",
-                match self.feeding {
-                    Feeding::Required => "required",
-                    Feeding::Optional => "optional",
-                }
-                .into(),
-            ),
-            ("starvation", starvation),
-            (
-                "cycle",
-                match self.cycle {
-                    CycleRule::EachTakesOwn => "each_takes_own",
-                    CycleRule::Split => "split",
-                    CycleRule::Ignore => "ignore",
-                }
-                .into(),
-            ),
-            ("cycle_if_seeded", self.cycle_needs_seeds.to_string()),
-            ("indetermination", self.indetermination.to_string()),
-            (
-                "win",
-                if self.win_threshold == 0 {
-                    "none".into()
-                } else {
-                    self.win_threshold.to_string()
-                },
-            ),
-            ("sweep_on_end", self.sweep_on_end.to_string()),
-            ("max_plies", self.max_plies.to_string()),
-            ("relay_cap", self.relay_cap.to_string()),
-            ("out_of_turn", self.out_of_turn_capture.to_string()),
-            ("end_seeds", self.end_seeds.to_string()),
-            (
-                "first",
-                match self.first_player {
-                    FirstPlayer::Fixed(p) => p.to_string(),
-                    FirstPlayer::Random => "random".into(),
-                },
-            ),
-        ]
+        RULES_OPTIONS
+            .iter()
+            .map(|def| (def.key, (def.get)(self)))
+            .collect()
     }
 
     /// The base name of this rule set: the preset table's entry for its family and player count
@@ -573,28 +411,329 @@ pub(crate) fn oware_rules(players: u8) -> Rules {
     }
 }
 
-/// The option keys accepted in a rules spec.
-pub const OPTION_KEYS: [&str; 19] = [
-    "players",
-    "houses",
-    "seeds",
-    "sowing",
-    "skip_origin",
-    "capture",
-    "grand_slam",
-    "feeding",
-    "starvation",
-    "cycle",
-    "cycle_if_seeded",
-    "indetermination",
-    "win",
-    "sweep_on_end",
-    "max_plies",
-    "relay_cap",
-    "out_of_turn",
-    "end_seeds",
-    "first",
+/// One option of a rules spec (`KEY=VALUE` after the preset): its key, what it means, the values
+/// it takes, and how it is written to and read from [`Rules`].
+///
+/// [`RULES_OPTIONS`] lists them all; [`Rules::set_option`], [`Rules::options`], [`OPTION_KEYS`]
+/// and the `awale rules` listing are derived from it. Adding an option is a field of [`Rules`],
+/// one entry of the table, and the engine code that reads the field.
+#[derive(Clone, Copy)]
+pub struct RulesOption {
+    /// The key, as written in specs (`"grand_slam"`).
+    pub key: &'static str,
+    /// What the option means, one line (shown by `awale rules`).
+    pub help: &'static str,
+    /// The values it accepts, e.g. `"single|relay"` or `"0-255"` (`N` stands for a number).
+    pub values: &'static str,
+    /// Writes a spec value to the rules; the error is the reason, without the option.
+    pub set: fn(&mut Rules, &str) -> std::result::Result<(), String>,
+    /// The rules' value as a spec writes it (what [`RulesOption::set`] reads back).
+    pub get: fn(&Rules) -> String,
+}
+
+impl fmt::Debug for RulesOption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RulesOption")
+            .field("key", &self.key)
+            .field("values", &self.values)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The definition of rules option `key`, if there is one.
+pub fn find_option(key: &str) -> Option<&'static RulesOption> {
+    RULES_OPTIONS.iter().find(|def| def.key == key)
+}
+
+/// A whole number no larger than `max`.
+fn number(value: &str, max: u64) -> std::result::Result<u64, String> {
+    let n: u64 = value
+        .parse()
+        .map_err(|_| format!("'{value}' is not a whole number"))?;
+    if n > max {
+        return Err(format!("{n} is above the largest allowed value {max}"));
+    }
+    Ok(n)
+}
+
+/// A yes/no value.
+fn flag(value: &str) -> std::result::Result<bool, String> {
+    match value {
+        "true" | "yes" | "on" | "1" => Ok(true),
+        "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err("expected true or false".into()),
+    }
+}
+
+/// The value named `value` among `choices`; the error lists the names.
+fn choose<T: Copy>(value: &str, choices: &[(&str, T)]) -> std::result::Result<T, String> {
+    if let Some(&(_, v)) = choices.iter().find(|(name, _)| *name == value) {
+        return Ok(v);
+    }
+    let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+    let (last, rest) = names.split_last().expect("choices are not empty");
+    Err(format!("expected {} or {last}", rest.join(", ")))
+}
+
+/// The name of `value` among `choices`.
+fn name_of<T: PartialEq>(value: T, choices: &[(&'static str, T)]) -> String {
+    choices
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map_or("?", |(name, _)| name)
+        .to_string()
+}
+
+const SOWINGS: &[(&str, Sowing)] = &[("single", Sowing::Single), ("relay", Sowing::Relay)];
+const GRAND_SLAMS: &[(&str, GrandSlam)] = &[
+    ("no_capture", GrandSlam::NoCapture),
+    ("forbidden", GrandSlam::Forbidden),
+    ("capture_all", GrandSlam::CaptureAll),
 ];
+const FEEDINGS: &[(&str, Feeding)] = &[
+    ("required", Feeding::Required),
+    ("optional", Feeding::Optional),
+];
+const CYCLES: &[(&str, CycleRule)] = &[
+    ("each_takes_own", CycleRule::EachTakesOwn),
+    ("split", CycleRule::Split),
+    ("ignore", CycleRule::Ignore),
+];
+
+/// Every rules option, in the order specs and listings write them.
+pub static RULES_OPTIONS: &[RulesOption] = &[
+    RulesOption {
+        key: "players",
+        help: "number of players (owaré: 2, 3, 4 or 6; sets the houses too)",
+        values: "2-6",
+        set: |r, v| {
+            r.players = number(v, MAX_PLAYERS as u64)? as u8;
+            Ok(())
+        },
+        get: |r| r.players.to_string(),
+    },
+    RulesOption {
+        key: "houses",
+        help: "houses (holes) per player",
+        values: "1-16",
+        set: |r, v| {
+            r.houses = number(v, MAX_PITS as u64)? as u8;
+            Ok(())
+        },
+        get: |r| r.houses.to_string(),
+    },
+    RulesOption {
+        key: "seeds",
+        help: "seeds per house at the start",
+        values: "1-255",
+        set: |r, v| {
+            r.seeds = number(v, 255)? as u8;
+            Ok(())
+        },
+        get: |r| r.seeds.to_string(),
+    },
+    RulesOption {
+        key: "sowing",
+        help: "single (one sowing, backward captures) or relay (sow on from the landing hole)",
+        values: "single|relay",
+        set: |r, v| {
+            r.sowing = choose(v, SOWINGS)?;
+            Ok(())
+        },
+        get: |r| name_of(r.sowing, SOWINGS),
+    },
+    RulesOption {
+        key: "skip_origin",
+        help: "a lap of 12+ seeds skips the house it started from",
+        values: "true|false",
+        set: |r, v| {
+            r.skip_origin = flag(v)?;
+            Ok(())
+        },
+        get: |r| r.skip_origin.to_string(),
+    },
+    RulesOption {
+        key: "capture",
+        help: "counts that capture, MIN-MAX (after the last seed lands)",
+        values: "MIN-MAX",
+        set: |r, v| {
+            let (lo, hi) = v.split_once('-').unwrap_or((v, v));
+            let bad = |_| "expected MIN-MAX, e.g. 2-3".to_string();
+            r.capture_min = lo.parse().map_err(bad)?;
+            r.capture_max = hi.parse().map_err(bad)?;
+            Ok(())
+        },
+        get: |r| format!("{}-{}", r.capture_min, r.capture_max),
+    },
+    RulesOption {
+        key: "grand_slam",
+        help: "a move taking all the opponent's seeds: no_capture, forbidden or capture_all",
+        values: "no_capture|forbidden|capture_all",
+        set: |r, v| {
+            r.grand_slam = choose(v, GRAND_SLAMS)?;
+            Ok(())
+        },
+        get: |r| name_of(r.grand_slam, GRAND_SLAMS),
+    },
+    RulesOption {
+        key: "feeding",
+        help: "required: must give seeds to an empty opponent if possible; or optional",
+        values: "required|optional",
+        set: |r, v| {
+            r.feeding = choose(v, FEEDINGS)?;
+            Ok(())
+        },
+        get: |r| name_of(r.feeding, FEEDINGS),
+    },
+    RulesOption {
+        key: "starvation",
+        help: "who takes the board when a player is starved: feeder, starved, starved_unless_N",
+        values: "feeder|starved|starved_unless_N",
+        set: |r, v| {
+            r.starvation = match v {
+                "feeder" => Starvation::FeederTakesAll,
+                "starved" => Starvation::StarvedTakesAll,
+                v => match v.strip_prefix("starved_unless_") {
+                    Some(n) => Starvation::StarvedUnlessFew(n.parse().map_err(|_| {
+                        "expected starved_unless_N, e.g. starved_unless_3".to_string()
+                    })?),
+                    None => return Err("expected feeder, starved or starved_unless_N".into()),
+                },
+            };
+            Ok(())
+        },
+        get: |r| match r.starvation {
+            Starvation::FeederTakesAll => "feeder".to_string(),
+            Starvation::StarvedTakesAll => "starved".to_string(),
+            Starvation::StarvedUnlessFew(n) => format!("starved_unless_{n}"),
+        },
+    },
+    RulesOption {
+        key: "cycle",
+        help: "on a repeated position: each_takes_own, split, or ignore (needs max_plies)",
+        values: "each_takes_own|split|ignore",
+        set: |r, v| {
+            r.cycle = choose(v, CYCLES)?;
+            Ok(())
+        },
+        get: |r| name_of(r.cycle, CYCLES),
+    },
+    RulesOption {
+        key: "cycle_if_seeded",
+        help: "a repeated position ends the game only if every player has a seed on his side",
+        values: "true|false",
+        set: |r, v| {
+            r.cycle_needs_seeds = flag(v)?;
+            Ok(())
+        },
+        get: |r| r.cycle_needs_seeds.to_string(),
+    },
+    RulesOption {
+        key: "indetermination",
+        help: "end when at most N seeds remain and no capture is possible (0 = off)",
+        values: "0-12",
+        set: |r, v| {
+            r.indetermination = number(v, 12)? as u8;
+            Ok(())
+        },
+        get: |r| r.indetermination.to_string(),
+    },
+    RulesOption {
+        key: "win",
+        help: "score that wins at once (none = play to the end)",
+        values: "N|none",
+        set: |r, v| {
+            r.win_threshold = if v == "none" {
+                0
+            } else {
+                number(v, 255)? as u8
+            };
+            Ok(())
+        },
+        get: |r| match r.win_threshold {
+            0 => "none".to_string(),
+            n => n.to_string(),
+        },
+    },
+    RulesOption {
+        key: "sweep_on_end",
+        help: "at every end, remaining seeds go to their row's owner",
+        values: "true|false",
+        set: |r, v| {
+            r.sweep_on_end = flag(v)?;
+            Ok(())
+        },
+        get: |r| r.sweep_on_end.to_string(),
+    },
+    RulesOption {
+        key: "max_plies",
+        help: "truncate the game after this many plies (0 = no limit)",
+        values: "N",
+        set: |r, v| {
+            r.max_plies = number(v, u32::MAX as u64)? as u32;
+            Ok(())
+        },
+        get: |r| r.max_plies.to_string(),
+    },
+    RulesOption {
+        key: "relay_cap",
+        help: "most relays in one move (relay sowing)",
+        values: "1-65535",
+        set: |r, v| {
+            r.relay_cap = number(v, u16::MAX as u64)? as u16;
+            Ok(())
+        },
+        get: |r| r.relay_cap.to_string(),
+    },
+    RulesOption {
+        key: "out_of_turn",
+        help: "a hole brought to the capture count mid-sowing is taken by its owner",
+        values: "true|false",
+        set: |r, v| {
+            r.out_of_turn_capture = flag(v)?;
+            Ok(())
+        },
+        get: |r| r.out_of_turn_capture.to_string(),
+    },
+    RulesOption {
+        key: "end_seeds",
+        help: "relay game ends when this many seeds or fewer remain after a capture",
+        values: "0-255",
+        set: |r, v| {
+            r.end_seeds = number(v, 255)? as u8;
+            Ok(())
+        },
+        get: |r| r.end_seeds.to_string(),
+    },
+    RulesOption {
+        key: "first",
+        help: "who moves first: a player number, or random (drawn from the game's seed)",
+        values: "0-5|random",
+        set: |r, v| {
+            r.first_player = if v == "random" {
+                FirstPlayer::Random
+            } else {
+                FirstPlayer::Fixed(number(v, MAX_PLAYERS as u64 - 1)? as u8)
+            };
+            Ok(())
+        },
+        get: |r| match r.first_player {
+            FirstPlayer::Fixed(p) => p.to_string(),
+            FirstPlayer::Random => "random".into(),
+        },
+    },
+];
+
+/// The option keys accepted in a rules spec, in table order (derived from [`RULES_OPTIONS`]).
+pub const OPTION_KEYS: [&str; RULES_OPTIONS.len()] = {
+    let mut out = [""; RULES_OPTIONS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = RULES_OPTIONS[i].key;
+        i += 1;
+    }
+    out
+};
 
 fn base_rules(name: &str) -> Result<Rules> {
     crate::presets::find_preset(name)

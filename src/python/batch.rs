@@ -400,8 +400,12 @@ fn opponent_arg(
         return Ok((Opponent::SelfPlay, None));
     };
     if let Ok(text) = o.cast::<PyString>() {
-        let o = crate::agents::opponent_from_spec(&text.to_cow()?, rules, &super::registry())
-            .map_err(value_error)?;
+        let o = crate::agents::opponent_from_spec(
+            &text.to_cow()?,
+            rules,
+            &crate::agents::Registry::available(),
+        )
+        .map_err(value_error)?;
         return Ok((o, None));
     }
     if o.is_callable() {
@@ -434,8 +438,9 @@ fn opponent_arg(
             ));
         }
         let text = format!("league:{}", names.join("|"));
-        let o = crate::agents::opponent_from_spec(&text, rules, &super::registry())
-            .map_err(value_error)?;
+        let o =
+            crate::agents::opponent_from_spec(&text, rules, &crate::agents::Registry::available())
+                .map_err(value_error)?;
         return Ok((o, None));
     }
     Err(PyTypeError::new_err(format!(
@@ -850,7 +855,7 @@ impl PyBatch {
             opponent: crate::agents::opponent_from_spec(
                 &s("opponent")?,
                 &rules,
-                &super::registry(),
+                &crate::agents::Registry::available(),
             )
             .map_err(value_error)?,
             learner_seat: get("learner_seat")?.extract()?,

@@ -217,15 +217,6 @@ fn add_exceptions(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// The agents Python may name (tournaments, env opponents): the built-in ones, and `nn` when
-/// the extension is built with the trainer.
-pub(crate) fn registry() -> crate::agents::Registry {
-    #[cfg(feature = "train")]
-    return crate::train::registry();
-    #[cfg(not(feature = "train"))]
-    crate::agents::Registry::builtin()
-}
-
 /// Reads an optional rules argument: abapa (the default preset, `Rules::default()`) when absent.
 pub(crate) fn rules_or_default(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Rules> {
     obj.map_or_else(|| Ok(Rules::default()), rules_arg)

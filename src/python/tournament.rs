@@ -540,7 +540,7 @@ pub(crate) fn run_tournament(
     };
 
     let shared = Arc::new(Shared::default());
-    let registry = super::registry();
+    let registry = crate::agents::Registry::available();
     let mut locks = Vec::new();
     let entrants = entries
         .iter()

@@ -73,7 +73,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Err("--max-games must be at least 1".into());
     }
     let state = Arc::new(session::AppState::new(
-        super::registry(),
+        awale::agents::Registry::available(),
         args.tablebase.clone(),
         Duration::from_millis(args.move_time_ms),
         args.max_games,
