@@ -1,4 +1,9 @@
-//! [`BatchConfig`]: everything that shapes a batch, checked once by [`BatchConfig::validate`].
+//! [`BatchConfig`]: everything that shapes a batch, checked once by [`BatchConfig::validate`];
+//! and [`OPTIONS`], the option table of the Python `Batch` and environments (key, kind,
+//! defaults, the API flavours that take it, help, parser and printer), from which the Python
+//! `Batch` keywords and pickles, `awale.EnvSpec` and the environments' keywords and docs are
+//! derived. A new option is one entry there plus its behaviour (and, for a `Batch` keyword, its
+//! typed line in `python/awale/_core.pyi`, which `tests/python/test_options.py` checks).
 
 use std::fmt;
 use std::str::FromStr;
