@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import secrets
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -91,101 +91,152 @@ def check_render_mode(render_mode: Optional[str], modes: list[str]) -> Optional[
 OPPONENTS = ("self", "random", "capture", "greedy")
 
 
-def check_opponent(opponent: Any) -> Any:
-    """A name, an agent spec, a list of those (a league, kept as a tuple), or a callable
-    ``(State) -> house``; the simulator checks the value."""
-    if isinstance(opponent, (list, tuple)):
-        bad = [m for m in opponent if not isinstance(m, str)]
-        if bad:
-            raise TypeError(
-                "a league's members are names or agent specs (strings); got "
-                f"{type(bad[0]).__name__}"
-            )
-        return tuple(opponent)
-    if not isinstance(opponent, str) and not callable(opponent):
-        raise TypeError(
-            f"opponent must be one of {', '.join(OPPONENTS)}, an agent spec such as "
-            f"'alphabeta:depth=2', a list of those (a league: one drawn per episode), or a "
-            f"callable taking a State and returning a house; got {type(opponent).__name__}"
+# ---------------------------------------------------------------------------------------------
+# The option table
+
+
+#: The engine's option table (``awale._core.env_options()``), by key: every option of
+#: :class:`awale.Batch` and of the environments, with its type, defaults, the API flavours that
+#: take it and its help. ``EnvSpec``'s fields, the environments' keywords and their docs come
+#: from it; adding an option is one entry in ``src/batch/config.rs`` plus its behaviour.
+OPTIONS: dict[str, "_core.EnvOption"] = {o.key: o for o in _core.env_options()}
+
+#: The options of the environments (every option a flavour other than ``"batch"`` takes), in
+#: table order: ``EnvSpec``'s fields.
+SPEC_OPTIONS = tuple(o for o in OPTIONS.values() if set(o.flavours) - {"batch"})
+
+
+def flavour_options(flavour: str) -> tuple["_core.EnvOption", ...]:
+    """The options an API flavour takes (``"batch"``, ``"env"``, ``"vector"``, ``"sb3"``,
+    ``"pettingzoo"``, ``"rllib"``), in table order."""
+    return tuple(o for o in OPTIONS.values() if flavour in o.flavours)
+
+
+def options_doc(flavour: str, indent: str = "        ", skip: Sequence[str] = ()) -> str:
+    """The ``Args:`` lines of the options ``flavour`` takes, generated from the table."""
+    import textwrap
+
+    lines = []
+    for o in flavour_options(flavour):
+        if o.key in skip:
+            continue
+        text = f"{o.key} (default {o.default_for(flavour)!r}): {o.help}."
+        lines += textwrap.wrap(
+            text, 96 - len(indent), initial_indent=indent, subsequent_indent=indent + "    "
         )
-    return opponent
+    return "\n".join(lines)
 
 
-def _check_int(name: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an int, got bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
+def with_options(flavour: str, skip: Sequence[str] = ()) -> Any:
+    """Class decorator of an environment whose ``__init__`` takes its options as
+    ``**options``: gives ``__init__`` a signature listing every option ``flavour`` takes, with
+    its default (for ``help()``, IDEs that introspect and ``inspect.signature``), and appends
+    their descriptions to the class docstring."""
+    import inspect
+
+    def decorate(cls: Any) -> Any:
+        init = cls.__init__
+        sig = inspect.signature(init)
+        params = [p for p in sig.parameters.values() if p.kind != p.VAR_KEYWORD]
+        named = {p.name for p in params}
+        for o in flavour_options(flavour):
+            if o.key not in named and o.key not in skip:
+                params.append(
+                    inspect.Parameter(
+                        o.key, inspect.Parameter.KEYWORD_ONLY, default=o.default_for(flavour),
+                        annotation=o.annotation,
+                    )
+                )
+        init.__signature__ = sig.replace(parameters=params)
+        cls.__doc__ = (cls.__doc__ or "").rstrip() + (
+            "\n\n    Options (from the engine's option table, ``awale._core.env_options()``):\n\n"
+            + options_doc(flavour, skip=skip)
+            + "\n"
+        )
+        return cls
+
+    return decorate
 
 
-def _check_str(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    return value
+def _table_fields(cls: Any) -> Any:
+    """Gives ``cls`` (before ``@dataclass``) one field per option of the environments, with its
+    default, from the table."""
+    annotations = {o.key: "Any" for o in SPEC_OPTIONS}
+    for o in SPEC_OPTIONS:
+        setattr(cls, o.key, o.env_default)
+    cls.__annotations__ = {**annotations, **cls.__dict__.get("__annotations__", {})}
+    return cls
 
 
 @dataclasses.dataclass(frozen=True)
+@_table_fields
 class EnvSpec:
     """The settings every environment of the package shares (:class:`awale.AwaleEnv`,
-    :class:`awale.AwaleVectorEnv`, :class:`awale.sb3.AwaleSB3VecEnv`, and the rules, encoding
-    and render mode of :mod:`awale.pettingzoo`), checked in one place by :meth:`validate`.
+    :class:`awale.AwaleVectorEnv`, :class:`awale.sb3.AwaleSB3VecEnv`, :mod:`awale.pettingzoo`
+    and :mod:`awale.rllib`), checked in one place by :meth:`validate`.
 
-    Each environment builds one from its arguments (``EnvSpec(...).validate()``) and makes its
-    simulator with :meth:`batch`; ``env.env_spec`` holds it.
+    Its fields are the options of the engine's table (``awale._core.env_options()``) that an
+    environment takes, with their defaults: ``rules``, ``opponent``, ``learner_seat``, ``obs``,
+    ``obs_dtype``, ``opening``, ``illegal``, ``render_mode``, ``copy``, ``obs_mode``,
+    ``threads`` (see :data:`OPTIONS`). Each environment builds one from its keywords
+    (:meth:`of`) and makes its simulator with :meth:`batch`; ``env.env_spec`` holds it.
     """
 
-    rules: Union[str, "_core.Rules"] = "abapa"
-    opponent: Any = "random"
-    learner_seat: int = 0
-    obs: str = "compact"
-    obs_dtype: Any = "float32"
-    opening: OpeningArg = 0
-    illegal: str = "error"
-    render_mode: Optional[str] = None
-    copy: bool = True
-    obs_mode: str = "array"
+    if TYPE_CHECKING:  # the fields come from the table
+
+        def __init__(self, **options: Any) -> None: ...
+
+        def __getattr__(self, name: str) -> Any: ...
+
+    @classmethod
+    def of(
+        cls,
+        flavour: str,
+        owner: str,
+        options: dict[str, Any],
+        fixed: Optional[dict[str, Any]] = None,
+    ) -> "EnvSpec":
+        """The spec of ``options``, the keywords given to ``owner`` (an environment of API
+        flavour ``flavour``): a key the flavour does not take is a ``TypeError`` naming it, as
+        Python's own; ``fixed`` holds the values the flavour sets itself (SB3's ``float32``
+        observations, PettingZoo's self-play)."""
+        for key in options:
+            option = OPTIONS.get(key)
+            if option is None or flavour not in option.flavours:
+                raise TypeError(f"{owner}() got an unexpected keyword argument {key!r}")
+        return cls(**{**options, **(fixed or {})})
 
     def validate(self, render_modes: Sequence[str] = ("human", "ansi")) -> "EnvSpec":
         """A checked copy with normalised values (``rules`` a :class:`awale.Rules`,
-        ``obs_dtype`` a name): ``TypeError`` for a value of the wrong type, ``ValueError``
-        (an :class:`awale.AwaleError` where the engine decides) for a bad value. The opponent,
-        seat, opening and illegal-action policy are checked by the simulator that
-        :meth:`batch` builds."""
-        rules = rules_of(self.rules)
-        obs = _check_str("obs", self.obs)
-        obs_dtype = dtype_name(self.obs_dtype)
-        rules.obs_dim(obs)  # the encoding exists
-        return dataclasses.replace(
-            self,
-            rules=rules,
-            opponent=check_opponent(self.opponent),
-            learner_seat=_check_int("learner_seat", self.learner_seat),
-            obs=obs,
-            obs_dtype=obs_dtype,
-            illegal=_check_str("illegal", self.illegal),
-            render_mode=check_render_mode(self.render_mode, list(render_modes)),
-            copy=bool(self.copy),
-            obs_mode=check_obs_mode(self.obs_mode),
-        )
+        ``obs_dtype`` a name, ``opening`` as the table writes it): every field goes through the
+        engine's option table (``awale._core.check_env_options``), which also runs the
+        simulator's checks across them (the seat exists, the opening leaves moves).
+        ``TypeError`` for a value of the wrong type, ``ValueError`` (an
+        :class:`awale.AwaleError` where the engine decides) for a bad value."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        checked = _core.check_env_options(values)
+        checked["render_mode"] = check_render_mode(checked["render_mode"], list(render_modes))
+        checked["rules"].obs_dim(checked["obs"])  # the encoding fits the rules
+        return dataclasses.replace(self, **checked)
 
     def batch(
-        self, num_boards: int, reset_mode: str, *, threads: int = 1, seed: Optional[int] = None
+        self,
+        num_boards: int,
+        reset_mode: str,
+        *,
+        threads: Optional[int] = None,
+        seed: Optional[int] = None,
     ) -> "_core.Batch":
-        """The simulator of these settings (a random seed when ``seed`` is None)."""
+        """The simulator of these settings: every option ``Batch`` takes (a random seed when
+        ``seed`` is None; ``threads`` overrides the spec's)."""
+        options = {o.key: getattr(self, o.key) for o in SPEC_OPTIONS if "batch" in o.flavours}
+        if threads is not None:
+            options["threads"] = threads
         return _core.Batch(
-            self.rules,
-            num_boards,
-            obs=self.obs,
-            obs_dtype=self.obs_dtype,
+            num_boards=num_boards,
             reset_mode=reset_mode,
-            opponent=self.opponent,
-            learner_seat=self.learner_seat,
-            opening=self.opening,
-            illegal=self.illegal,
-            threads=threads,
             seed=entropy_seed() if seed is None else seed,
+            **options,
         )
 
     def observation_space(self) -> Union[spaces.Box, spaces.Dict]:
@@ -218,19 +269,6 @@ def single_board_error(e: "_core.AwaleError") -> "_core.AwaleError":
         setattr(new, key, value)
     new.board = None
     return new
-
-
-#: The observation layouts: ``"array"`` (the encoding alone; the mask is in ``info``) and
-#: ``"dict"`` (``{"observation", "action_mask"}``, as RLlib's and TorchRL's masked models read).
-OBS_MODES = ("array", "dict")
-
-
-def check_obs_mode(obs_mode: Any) -> str:
-    if not isinstance(obs_mode, str):
-        raise TypeError(f"obs_mode must be a str, got {type(obs_mode).__name__}")
-    if obs_mode not in OBS_MODES:
-        raise ValueError(f"obs_mode must be one of {', '.join(OBS_MODES)}, got {obs_mode!r}")
-    return obs_mode
 
 
 def observation_box(rules: _core.Rules, obs: str, obs_dtype: str) -> spaces.Box:

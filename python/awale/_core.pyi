@@ -20,6 +20,9 @@ __all__ = [
     "State",
     "Game",
     "Batch",
+    "EnvOption",
+    "env_options",
+    "check_env_options",
     "Tablebase",
     "AwaleError",
     "RulesError",
@@ -147,6 +150,45 @@ def worker_shards(worker: int, workers: int, shards: int) -> Tuple[int, int]:
 
 def checkpoint_info(path: Union[str, os.PathLike[str]]) -> dict[str, Any]:
     """A checkpoint's name, rules, fingerprint, counters and a CRC-32 of each part."""
+
+@final
+class EnvOption:
+    """One option of the engine's option table: every option of :class:`Batch` and of the
+    Python environments (``awale.EnvSpec``'s fields and the environments' keywords come from
+    it)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def kind(self) -> str:
+        """``"rules"``, ``"int"``, ``"seed"``, ``"str"``, ``"optional_str"``, ``"bool"``,
+        ``"opening"``, ``"opponent"`` or ``"dtype"``."""
+    @property
+    def annotation(self) -> str:
+        """The Python type it takes, as text."""
+    @property
+    def default(self) -> Any:
+        """``Batch``'s default."""
+    @property
+    def env_default(self) -> Any:
+        """The environments' default."""
+    @property
+    def choices(self) -> list[str]: ...
+    @property
+    def flavours(self) -> list[str]:
+        """The API flavours that take it: ``"batch"``, ``"env"``, ``"vector"``, ``"sb3"``,
+        ``"pettingzoo"``, ``"rllib"``."""
+    @property
+    def help(self) -> str: ...
+    def default_for(self, flavour: str) -> Any: ...
+
+def env_options() -> list[EnvOption]:
+    """The option table, in table order."""
+
+def check_env_options(values: dict[str, Any], flavour: str = "spec") -> dict[str, Any]:
+    """``values`` checked through the table (and the batch's checks across them) and
+    normalised; ``TypeError`` for a wrong type or unknown key, ``ValueError`` for a bad
+    value."""
 
 def presets() -> list[tuple[str, str, str]]:
     """The preset table as ``(spec, title, summary)``: the rules spec, the title of the
@@ -381,6 +423,9 @@ class Batch:
         illegal: ``"error"`` (raise) or ``"loss"`` (the offender loses at once).
         seed: the master seed; board ``i`` draws from stream ``i``.
         threads: worker threads (0: one per core); outputs do not depend on it.
+
+    The keywords are the options of :func:`env_options` whose flavours include ``"batch"``;
+    an unknown one is a ``TypeError``. A pickle holds every option and a snapshot.
     """
 
     def __new__(
@@ -389,7 +434,7 @@ class Batch:
         num_boards: Optional[int] = None,
         *,
         obs: str = "compact",
-        obs_dtype: str = "float32",
+        obs_dtype: Union[_ObsDtype, np.dtype[Any], type] = "float32",
         reset_mode: str = "next_step",
         opponent: Union[str, Sequence[str], Callable[[State], int], None] = None,
         learner_seat: Optional[int] = None,

@@ -11,14 +11,15 @@ from awale import _core
 from awale.drawing import board_rgb
 from awale._common import (
     EnvSpec,
-    OpeningArg,
     action_index,
     check_seed,
     single_board_error,
     state_without_views,
+    with_options,
 )
 
 
+@with_options("env")
 class AwaleEnv(gym.Env):
     """One board of an Awalé-family game as a Gymnasium environment.
 
@@ -51,58 +52,22 @@ class AwaleEnv(gym.Env):
     Args:
         rules: a rules spec (``"abapa"``, ``"oware:players=3"``, ``"wari:max_plies=300"``) or a
             :class:`awale.Rules`.
-        opponent: ``"random"``, ``"capture"``, ``"greedy"``, ``"self"``, or an agent spec
-            (``"alphabeta:depth=2"``, ``"mcts:sims=200"``, ``"perfect:fallback_depth=6"``,
-            ``"nn:path=…"`` in a build with the trainer), a list of those (a league: each episode
-            draws one member, uniformly from the episode's random stream, named in
-            ``info["opponent"]``), or a callable ``(State) -> house`` (an env with a callable
-            opponent cannot be pickled).
-        learner_seat: the agent's seat against an opponent.
-        obs: the observation encoding.
-        obs_dtype: ``"float32"`` or ``"uint8"``.
-        opening: random plies at each reset: an int or a ``(min, max)`` pair.
-        illegal: ``"error"`` or ``"loss"``.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns the board as text),
-            ``"human"`` (prints it) or ``"rgb_array"`` (a picture, e.g. for ``RecordVideo``).
-        copy: return observations as fresh arrays.
-        obs_mode: ``"array"`` (the encoding; the mask is in ``info["action_mask"]``) or
-            ``"dict"``: ``{"observation": ..., "action_mask": int8 array}``, the layout RLlib's
-            and TorchRL's masked models read.
+        **options: the options listed below, from the engine's option table (an unknown one is
+            a ``TypeError``). A league opponent (a list) draws one member per episode, named in
+            ``info["opponent"]``; an env with a callable opponent cannot be pickled.
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(
-        self,
-        rules: Union[str, _core.Rules] = "abapa",
-        *,
-        opponent: Any = "random",
-        learner_seat: int = 0,
-        obs: str = "compact",
-        obs_dtype: Any = "float32",
-        opening: OpeningArg = 0,
-        illegal: str = "error",
-        render_mode: Optional[str] = None,
-        copy: bool = True,
-        obs_mode: str = "array",
-    ) -> None:
-        self.env_spec = EnvSpec(
-            rules=rules,
-            opponent=opponent,
-            learner_seat=learner_seat,
-            obs=obs,
-            obs_dtype=obs_dtype,
-            opening=opening,
-            illegal=illegal,
-            render_mode=render_mode,
-            copy=copy,
-            obs_mode=obs_mode,
-        ).validate(self.metadata["render_modes"])
+    def __init__(self, rules: Union[str, _core.Rules] = "abapa", **options: Any) -> None:
+        self.env_spec = EnvSpec.of("env", "AwaleEnv", {"rules": rules, **options}).validate(
+            self.metadata["render_modes"]
+        )
         self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         self.render_mode = self.env_spec.render_mode
         self.copy = self.env_spec.copy
         self.obs_mode = self.env_spec.obs_mode
-        self._batch = self.env_spec.batch(1, "disabled")
+        self._batch = self.env_spec.batch(1, "disabled", threads=1)
         self.observation_space = self.env_spec.observation_space()
         self.action_space = self.env_spec.action_space()
         self._actions = np.zeros(1, dtype=np.int64)

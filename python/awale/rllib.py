@@ -30,6 +30,7 @@ except ImportError as e:  # pragma: no cover - the extra is not installed
     ) from e
 
 import awale
+from awale._common import EnvSpec, flavour_options
 
 
 def agent_id(seat: int) -> str:
@@ -40,23 +41,29 @@ def agent_id(seat: int) -> str:
 class AwaleMultiAgentEnv(MultiAgentEnv):
     """One game of any preset for RLlib (see the module docs).
 
-    ``config`` keys: ``rules`` (a rules spec, default ``"abapa"``), ``obs`` (``"compact"``,
-    ``"onehot[:L]"``, ``"thermometer[:L]"``; default ``"onehot:16"``), ``illegal``
-    (``"error"``, default: an illegal action raises ``ValueError``; ``"loss"``: the mover
-    loses at once).
+    ``config`` keys: the options of the engine's table whose flavours include ``"rllib"``
+    (``awale._core.env_options()``): ``rules`` (a rules spec, default ``"abapa"``), ``obs``
+    (``"compact"``, ``"onehot[:L]"``, ``"thermometer[:L]"``; default here ``"onehot:16"``),
+    ``illegal`` (``"error"``, default: an illegal action raises ``ValueError``; ``"loss"``: the
+    mover loses at once). They are checked by :class:`awale.EnvSpec`; an unknown key is a
+    ``ValueError``.
     """
+
+    #: Where this env's defaults differ from the table's.
+    DEFAULTS = {"obs": "onehot:16"}
 
     def __init__(self, config: Optional[dict] = None) -> None:
         super().__init__()
         config = dict(config or {})
-        unknown = set(config) - {"rules", "obs", "illegal"}
+        known = sorted(o.key for o in flavour_options("rllib"))
+        unknown = set(config) - set(known)
         if unknown:
-            raise ValueError(f"unknown config keys {sorted(unknown)} (known: illegal, obs, rules)")
-        self.rules = awale.Rules(config.get("rules", "abapa"))
-        self.encoding = config.get("obs", "onehot:16")
-        self.illegal = config.get("illegal", "error")
-        if self.illegal not in ("error", "loss"):
-            raise ValueError(f"illegal must be 'error' or 'loss', got {self.illegal!r}")
+            raise ValueError(f"unknown config keys {sorted(unknown)} (known: {', '.join(known)})")
+        # Every seat is an agent: no opponent.
+        self.env_spec = EnvSpec(**{**self.DEFAULTS, **config, "opponent": "self"}).validate()
+        self.rules = self.env_spec.rules
+        self.encoding = self.env_spec.obs
+        self.illegal = self.env_spec.illegal
         players, houses = self.rules.players, self.rules.houses
         dim = self.rules.obs_dim(self.encoding)
         self.possible_agents = [agent_id(p) for p in range(players)]

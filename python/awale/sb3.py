@@ -25,9 +25,10 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from awale import _core
-from awale._common import EnvSpec, OpeningArg, check_seed
+from awale._common import EnvSpec, check_seed, with_options
 
 
+@with_options("sb3")
 class AwaleSB3VecEnv(VecEnv):
     """``num_envs`` boards as one Stable-Baselines3 ``VecEnv``, stepped by one Rust call.
 
@@ -46,9 +47,8 @@ class AwaleSB3VecEnv(VecEnv):
     Args:
         num_envs: number of boards.
         rules: a rules spec or :class:`awale.Rules`.
-        opponent, learner_seat, obs, opening, illegal, threads: as for
-            :class:`awale.AwaleVectorEnv`.
         seed: the first reset's seed (None: random); ``seed()`` sets the next one.
+        **options: the options listed below, as for :class:`awale.AwaleVectorEnv`.
     """
 
     def __init__(
@@ -56,26 +56,15 @@ class AwaleSB3VecEnv(VecEnv):
         num_envs: int = 8,
         rules: Union[str, _core.Rules] = "abapa",
         *,
-        opponent: str = "random",
-        learner_seat: int = 0,
-        obs: str = "compact",
-        opening: OpeningArg = 0,
-        illegal: str = "error",
-        threads: int = 0,
         seed: Optional[int] = None,
+        **options: Any,
     ) -> None:
-        self.env_spec = EnvSpec(
-            rules=rules,
-            opponent=opponent,
-            learner_seat=learner_seat,
-            obs=obs,
-            obs_dtype="float32",
-            opening=opening,
-            illegal=illegal,
+        self.env_spec = EnvSpec.of(
+            "sb3", "AwaleSB3VecEnv", {"rules": rules, **options}, fixed={"obs_dtype": "float32"}
         ).validate()
         self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         seed = check_seed(seed)
-        self._batch = self.env_spec.batch(num_envs, "same_step", threads=threads, seed=seed)
+        self._batch = self.env_spec.batch(num_envs, "same_step", seed=seed)
         self.render_mode: Optional[str] = None
         self._first_seed = seed
         self._actions: Optional[np.ndarray] = None

@@ -17,9 +17,9 @@ from awale import _core
 from awale.drawing import board_rgb
 from awale._common import (
     EnvSpec,
-    OpeningArg,
     check_seed,
     state_without_views,
+    with_options,
 )
 
 _MODE_NAMES = {
@@ -44,6 +44,7 @@ def autoreset_mode_of(mode: Union[AutoresetMode, str]) -> AutoresetMode:
     )
 
 
+@with_options("vector")
 class AwaleVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` boards stepped together by one call into Rust (the GIL is released while
     it runs), as a native :class:`gymnasium.vector.VectorEnv`.
@@ -73,16 +74,13 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
 
     Args:
         num_envs: number of boards.
-        rules, opponent, learner_seat, obs, obs_dtype, opening, illegal, render_mode, obs_mode:
-            as for :class:`awale.AwaleEnv` (with ``obs_mode="dict"`` the observations are
-            ``{"observation": (num_envs, obs_dim), "action_mask": (num_envs, houses)}``).
+        rules: as for :class:`awale.AwaleEnv`.
         autoreset_mode: see above.
-        copy: return fresh arrays.
-        threads: worker threads for the simulator, the calling thread included (default 0:
-            one per core; outputs never depend on it). Each thread takes at least 256 boards, so
-            up to 256 boards one thread steps them all; helper threads spin for 200 µs after a
-            step before they sleep, so that a training loop's next step finds them awake. On 2
-            cores, 0 is as fast as 1 up to 256 boards and 1.7x faster at 4,096
+        **options: the options listed below, as for :class:`awale.AwaleEnv` (with
+            ``obs_mode="dict"`` the observations are ``{"observation": (num_envs, obs_dim),
+            "action_mask": (num_envs, houses)}``), and ``threads``: helper threads spin for
+            200 µs after a step before they sleep, so that a training loop's next step finds
+            them awake; on 2 cores, 0 is as fast as 1 up to 256 boards and 1.7x faster at 4,096
             (docs/performance.md).
     """
 
@@ -97,18 +95,9 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
         num_envs: int = 1,
         rules: Union[str, _core.Rules] = "abapa",
         *,
-        opponent: Any = "random",
-        learner_seat: int = 0,
-        obs: str = "compact",
-        obs_dtype: Any = "float32",
-        opening: OpeningArg = 0,
-        illegal: str = "error",
         autoreset_mode: Union[AutoresetMode, str] = AutoresetMode.NEXT_STEP,
-        render_mode: Optional[str] = None,
-        copy: bool = True,
-        threads: int = 0,
         max_episode_steps: Optional[int] = None,
-        obs_mode: str = "array",
+        **options: Any,
     ) -> None:
         if max_episode_steps is not None:
             raise ValueError(
@@ -117,24 +106,13 @@ class AwaleVectorEnv(gym.vector.VectorEnv):
             )
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.env_spec = EnvSpec(
-            rules=rules,
-            opponent=opponent,
-            learner_seat=learner_seat,
-            obs=obs,
-            obs_dtype=obs_dtype,
-            opening=opening,
-            illegal=illegal,
-            render_mode=render_mode,
-            copy=copy,
-            obs_mode=obs_mode,
+        self.env_spec = EnvSpec.of(
+            "vector", "AwaleVectorEnv", {"rules": rules, **options}
         ).validate(self.metadata["render_modes"])
         self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         self.render_mode = self.env_spec.render_mode
         self.copy = self.env_spec.copy
-        self._batch = self.env_spec.batch(
-            num_envs, _MODE_NAMES[self.autoreset_mode], threads=threads
-        )
+        self._batch = self.env_spec.batch(num_envs, _MODE_NAMES[self.autoreset_mode])
         self.num_envs = self._batch.num_boards
         self.single_observation_space = self.env_spec.observation_space()
         self.single_action_space = self.env_spec.action_space()

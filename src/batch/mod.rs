@@ -116,7 +116,10 @@ mod team;
 pub mod team;
 
 pub use buffers::{BatchAction, StepBuffers, StepOutput};
-pub use config::{BatchConfig, IllegalActionPolicy, Opening, ResetMode, MAX_BOARDS, MAX_THREADS};
+pub use config::{
+    find_option, BatchConfig, EnvConfig, IllegalActionPolicy, ObsDtype, ObsMode, Opening,
+    OptionDef, OptionKind, ResetMode, FLAVOURS, MAX_BOARDS, MAX_THREADS, OPTIONS,
+};
 pub use observation::{encode_state, ObsEncoding, ObsValue};
 pub use opponent::{League, Opponent, Policy};
 pub use rng::{board_rng, RngSnapshot};

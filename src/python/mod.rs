@@ -425,6 +425,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyState>()?;
     m.add_class::<game::PyGame>()?;
     m.add_class::<batch::PyBatch>()?;
+    batch::register(m)?;
     m.add_class::<tablebase::PyTablebase>()?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;

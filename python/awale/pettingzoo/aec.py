@@ -11,9 +11,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from awale import _core
-from awale._common import EnvSpec, action_index, check_seed
+from awale._common import EnvSpec, action_index, check_seed, with_options
 
 
+@with_options("pettingzoo")
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """An Awalé-family game for ``players`` agents ``player_0 ... player_{n-1}`` (seat order),
     on the Rust engine (:class:`awale.Game`, repetition rules included).
@@ -35,9 +36,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     Args:
         rules: a rules spec or :class:`awale.Rules` (``"abapa"``, ``"oware:players=4"``, ...).
-        obs: the observation encoding (``"compact"``, ``"onehot[:L]"``, ``"thermometer[:L]"``).
-        obs_dtype: ``"float32"`` or ``"uint8"``.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        **options: the options listed below (every seat is an agent: no opponent).
     """
 
     metadata = {
@@ -47,18 +46,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         "render_fps": 4,
     }
 
-    def __init__(
-        self,
-        rules: Union[str, _core.Rules] = "abapa",
-        *,
-        obs: str = "compact",
-        obs_dtype: Any = "float32",
-        render_mode: Optional[str] = None,
-    ) -> None:
+    def __init__(self, rules: Union[str, _core.Rules] = "abapa", **options: Any) -> None:
         super().__init__()
         # The shared settings (no opponent: every seat is an agent).
-        self.env_spec = EnvSpec(
-            rules=rules, opponent="self", obs=obs, obs_dtype=obs_dtype, render_mode=render_mode
+        self.env_spec = EnvSpec.of(
+            "pettingzoo", "raw_env", {"rules": rules, **options}, fixed={"opponent": "self"}
         ).validate(["human", "ansi"])
         self.rules: _core.Rules = self.env_spec.rules  # type: ignore[assignment]
         self.metadata = {**raw_env.metadata, "name": f"awale_{self.rules.name}_v0"}
