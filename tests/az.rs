@@ -4,7 +4,7 @@
 
 use awale::az::data::{ByteReader, ByteWriter, ReplayBuffer};
 use awale::az::network::{Network, NetworkEvaluator, UniformNetwork};
-use awale::az::search::{Evaluator, UniformEvaluator};
+use awale::az::search::{LeafEvaluator, UniformEvaluator};
 use awale::az::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use awale::az::TrainConfig;
 use awale::batch::ObsEncoding;

@@ -11,7 +11,7 @@ use awale::train::search::{
     SearchSettings, UniformEvaluator, MAX_ACTIONS,
 };
 use awale::train::training::{run, RunOptions};
-use awale::train::{Evaluator, TrainConfig, TrainError, Trainer};
+use awale::train::{LeafEvaluator, TrainConfig, TrainError, Trainer};
 use awale::{Game, Rules, State};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -29,7 +29,7 @@ fn search_uniform(
     state: State,
     kind: SearchKind,
     sims: u32,
-) -> awale::train::SearchResult {
+) -> awale::train::GuidedSearchResult {
     let mut search = Search::new(*rules, settings(kind));
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut ev = UniformEvaluator;

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::search::SearchKind;
+use super::search::{SearchKind, SearchSettings};
 use super::{TrainError, TrainResult};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
@@ -222,6 +222,29 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
         }
+    }
+}
+
+// The settings of a search come from its config section here, on the config's side, so that
+// `search` does not depend on `config` (`config` uses `search::SearchKind`).
+impl SearchSettings {
+    /// The settings of a search config section.
+    pub fn from_config(c: &SearchConfig) -> SearchSettings {
+        SearchSettings {
+            kind: c.kind,
+            c_puct: c.c_puct,
+            dirichlet_alpha: c.dirichlet_alpha,
+            dirichlet_fraction: c.dirichlet_fraction,
+            gumbel_actions: c.gumbel_actions,
+            c_visit: c.gumbel_c_visit,
+            c_scale: c.gumbel_c_scale,
+        }
+    }
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings::from_config(&SearchConfig::default())
     }
 }
 

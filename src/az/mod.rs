@@ -4,19 +4,27 @@
 //! hand-written evaluator. The burn model, its optimisation and the `nn` agent are in
 //! `awale::train` (cargo feature `train`), which builds on this module.
 //!
+//! The training configuration ([`TrainConfig`]) and the trainer's error ([`TrainError`]) live
+//! here, not in `awale::train`, although they are the trainer's: the pieces that use them without
+//! burn need them too: the self-play of a distributed run ([`remote`]), the checkpoint reader,
+//! `awale bench selfplay` and the Python package read the config and return these errors in
+//! builds without the `train` feature. `awale::train` re-exports them.
+//!
 //! One module each:
 //!
 //! - [`config`]: the training configuration ([`TrainConfig`], read from TOML), with the
-//!   fingerprint that ties a checkpoint to the settings it was made under.
+//!   fingerprint that ties a checkpoint to the settings it was made under, and the search settings
+//!   of its `[search]` section ([`SearchSettings::from_config`]).
 //! - [`network`]: the [`Network`] trait (a batch of encoded observations in, policy logits and
 //!   values out), the input encoding ([`encode_batch`], [`input_scale`]) and [`NetworkEvaluator`],
-//!   which turns a network into an [`Evaluator`] of positions.
+//!   which turns a network into a [`LeafEvaluator`] of positions.
 //! - [`search`]: MCTS guided by an evaluator, one tree per game, with leaves of many games evaluated
 //!   in one batch: PUCT with Dirichlet root noise, or Gumbel root search with sequential halving.
 //! - [`selfplay`]: many concurrent self-play games sharded over worker threads, each shard feeding
 //!   its own batched evaluator, with playout-cap randomisation and a temperature schedule.
-//! - [`data`]: training samples, the replay buffer and the byte codec of checkpoints.
-//! - [`bench`]: self-play speed for a network and a thread count (`awale bench selfplay`).
+//!   Its byte codec (the games in progress that checkpoints and workers hold) is `selfplay/codec.rs`.
+//! - [`data`]: training samples, the replay buffer and the byte reader and writer of checkpoints.
+//! - [`selfplay_bench`]: self-play speed for a network and a thread count (`awale bench selfplay`).
 //! - [`remote`]: self-play in other processes (Ray actors): a worker plays some of the run's
 //!   shards with the weights it is sent; the learner joins the reports into the local trainer's
 //!   positions.
@@ -38,7 +46,6 @@ use thiserror::Error;
 
 use crate::error::AwaleError;
 
-pub mod bench;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
@@ -46,11 +53,14 @@ pub mod network;
 pub mod remote;
 pub mod search;
 pub mod selfplay;
+pub mod selfplay_bench;
 
 pub use checkpoint::{Checkpoint, CheckpointError};
 pub use config::TrainConfig;
 pub use network::{encode_batch, input_scale, Network, NetworkEvaluator};
-pub use search::{Evaluation, Evaluator, Search, SearchKind, SearchResult, SearchSettings};
+pub use search::{
+    Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
+};
 pub use selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 
 /// Everything that can go wrong while training or loading a trained network.

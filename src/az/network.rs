@@ -1,12 +1,12 @@
 //! The network behind a small trait: a batch of encoded observations in, policy logits and values
-//! out. [`NetworkEvaluator`] turns any [`Network`] into an [`Evaluator`] of positions (encoding,
+//! out. [`NetworkEvaluator`] turns any [`Network`] into a [`LeafEvaluator`] of positions (encoding,
 //! batching, the mover's values back to absolute seats), so search and self-play never see the
 //! tensor library. The burn network implements [`Network`] in `awale::train`; tests use
 //! hand-written ones.
 //!
 //! ```
 //! use awale::az::network::{Network, NetworkEvaluator};
-//! use awale::az::search::Evaluator;
+//! use awale::az::search::LeafEvaluator;
 //! use awale::batch::ObsEncoding;
 //! use awale::{Rules, State};
 //!
@@ -37,7 +37,7 @@
 //! assert_eq!((out[0].values[1], out[0].values[0]), (0.1, -0.1)); // player 1 to move
 //! ```
 
-use super::search::{Evaluation, Evaluator};
+use super::search::{Evaluation, LeafEvaluator};
 use crate::batch::{encode_state, ObsEncoding};
 use crate::rules::Rules;
 use crate::state::State;
@@ -137,7 +137,7 @@ pub fn evaluations_from_outputs(
     }
 }
 
-/// An [`Evaluator`] over a shared [`Network`]: encodes the positions, calls the network once per
+/// A [`LeafEvaluator`] over a shared [`Network`]: encodes the positions, calls the network once per
 /// batch, and keeps its buffers between calls (one per worker thread).
 #[derive(Debug)]
 pub struct NetworkEvaluator<'a, N: Network + ?Sized> {
@@ -167,7 +167,7 @@ impl<'a, N: Network + ?Sized> NetworkEvaluator<'a, N> {
     }
 }
 
-impl<N: Network + ?Sized> Evaluator for NetworkEvaluator<'_, N> {
+impl<N: Network + ?Sized> LeafEvaluator for NetworkEvaluator<'_, N> {
     fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>) {
         out.clear();
         if states.is_empty() {

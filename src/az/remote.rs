@@ -39,7 +39,7 @@ use std::ops::Range;
 
 use super::config::fnv1a;
 use super::data::{decode_sample, encode_sample, sample_bytes, ByteReader, ByteWriter, Sample};
-use super::search::Evaluator;
+use super::search::LeafEvaluator;
 use super::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use super::{TrainConfig, TrainError, TrainResult};
 
@@ -174,7 +174,7 @@ impl SelfPlayPart {
     /// version it was played with, the counts and the samples in shard order.
     pub fn play<E, F>(&mut self, make_evaluator: F, version: u64, positions: usize) -> Vec<u8>
     where
-        E: Evaluator,
+        E: LeafEvaluator,
         F: Fn() -> E + Sync,
     {
         let (stats, samples) =

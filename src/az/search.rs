@@ -61,7 +61,8 @@ impl std::str::FromStr for SearchKind {
     }
 }
 
-/// The constants of a search.
+/// The constants of a search (made from the config's `[search]` section by
+/// [`SearchSettings::from_config`], in `config.rs`, which also gives its [`Default`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchSettings {
     /// The root algorithm.
@@ -78,27 +79,6 @@ pub struct SearchSettings {
     pub c_visit: f32,
     /// Gumbel: `c_scale` of σ.
     pub c_scale: f32,
-}
-
-impl SearchSettings {
-    /// The settings of a search config section.
-    pub fn from_config(c: &super::config::SearchConfig) -> SearchSettings {
-        SearchSettings {
-            kind: c.kind,
-            c_puct: c.c_puct,
-            dirichlet_alpha: c.dirichlet_alpha,
-            dirichlet_fraction: c.dirichlet_fraction,
-            gumbel_actions: c.gumbel_actions,
-            c_visit: c.gumbel_c_visit,
-            c_scale: c.gumbel_c_scale,
-        }
-    }
-}
-
-impl Default for SearchSettings {
-    fn default() -> Self {
-        SearchSettings::from_config(&super::config::SearchConfig::default())
-    }
 }
 
 /// What the network says about a position: policy logits over the mover's houses and the value
@@ -120,8 +100,9 @@ impl Default for Evaluation {
     }
 }
 
-/// Evaluates positions in batches.
-pub trait Evaluator {
+/// Evaluates the leaves of searches in batches: what guides a [`Search`] (a network through
+/// [`super::network::NetworkEvaluator`], or [`UniformEvaluator`]).
+pub trait LeafEvaluator {
     /// Writes one evaluation per state into `out` (cleared first).
     fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>);
 }
@@ -130,7 +111,7 @@ pub trait Evaluator {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UniformEvaluator;
 
-impl Evaluator for UniformEvaluator {
+impl LeafEvaluator for UniformEvaluator {
     fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>) {
         out.clear();
         out.resize(states.len(), Evaluation::default());
@@ -181,9 +162,10 @@ impl Node {
     }
 }
 
-/// The outcome of a finished search.
+/// The outcome of a finished search guided by a [`LeafEvaluator`] ([`Search::result`]; not to be
+/// confused with the alpha-beta agent's `SearchResult` or the plain MCTS agent's `MctsResult`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SearchResult {
+pub struct GuidedSearchResult {
     /// Visits of each root action.
     pub visits: [u32; MAX_ACTIONS],
     /// The policy target: the improved policy (Gumbel) or the visit distribution (PUCT).
@@ -453,7 +435,7 @@ impl Search {
     }
 
     /// The result of the finished search.
-    pub fn result(&self) -> SearchResult {
+    pub fn result(&self) -> GuidedSearchResult {
         let h = self.rules.houses as usize;
         let root = &self.nodes[0];
         let legal = root.legal;
@@ -504,7 +486,7 @@ impl Search {
                 }
             }
         }
-        SearchResult {
+        GuidedSearchResult {
             visits: n,
             policy,
             value,

@@ -2,7 +2,7 @@
 //! evaluated in one network batch per round.
 //!
 //! The concurrent games are dealt to `threads` *shards*; each shard runs on its own thread with
-//! its own [`Evaluator`] (made by the caller's factory, e.g. a
+//! its own [`LeafEvaluator`] (made by the caller's factory, e.g. a
 //! [`super::network::NetworkEvaluator`] over a shared network). Every round, each game of a shard
 //! walks its [`Search`] to the next leaf; the shard's leaves go to its evaluator in one batch;
 //! the evaluations are delivered back. A game whose search is complete plays its move at once
@@ -25,20 +25,23 @@
 //! for bit whatever the timing, while another thread count plays other (equally valid) games.
 //! With one thread the games are those of the single-threaded trainer of 0.1.0.
 //! [`SelfPlay::run`] stops between rounds; the searches then in progress are dropped (the games
-//! go on next time), which keeps the state to checkpoint small.
+//! go on next time), which keeps the state to checkpoint small. The byte codec of the games in
+//! progress ([`SelfPlay::encode`], [`SelfPlay::decode`]) is in `selfplay/codec.rs`.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::data::{ByteReader, ByteWriter, ReplayBuffer, Sample};
+use super::data::{ReplayBuffer, Sample};
 use super::search::{
-    outcome_values, Evaluation, Evaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS,
+    outcome_values, Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS,
 };
 use super::{CheckpointError, TrainResult};
 use crate::agents::{derive_seed, random_bit};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
-use crate::state::{PositionKey, State};
+use crate::state::State;
+
+mod codec;
 
 /// The settings of self-play.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,9 +175,6 @@ struct Shard {
     evals: Vec<Evaluation>,
 }
 
-/// The tag that starts the sharded encoding (0.1.0 wrote one shard without it).
-const SHARDED: u64 = u64::MAX;
-
 impl SelfPlay {
     /// `concurrent` games under `rules` on one thread.
     pub fn new(rules: Rules, settings: SelfPlaySettings, concurrent: usize) -> SelfPlay {
@@ -226,7 +226,7 @@ impl SelfPlay {
         buffer: &mut ReplayBuffer,
     ) -> SelfPlayStats
     where
-        E: Evaluator,
+        E: LeafEvaluator,
         F: Fn() -> E + Sync,
     {
         let (stats, samples) = self.run_shards(0..self.shards.len(), make_evaluator, min_positions);
@@ -250,7 +250,7 @@ impl SelfPlay {
         min_positions: usize,
     ) -> (SelfPlayStats, Vec<Sample>)
     where
-        E: Evaluator,
+        E: LeafEvaluator,
         F: Fn() -> E + Sync,
     {
         let t = self.shards.len();
@@ -331,69 +331,6 @@ impl SelfPlay {
         }
         Ok(())
     }
-
-    /// Writes the games in progress of every shard (positions, histories, random generators,
-    /// pending samples).
-    pub fn encode(&self, w: &mut ByteWriter) {
-        w.u64(SHARDED);
-        w.u64(self.shards.len() as u64);
-        for s in &self.shards {
-            s.encode(w);
-        }
-    }
-
-    /// The number of shards of an encoding written by [`SelfPlay::encode`] (1 for the
-    /// single-shard encoding of 0.1.0), or `None` if it cannot be read.
-    pub fn encoded_threads(bytes: &[u8]) -> Option<usize> {
-        let mut r = ByteReader::new(bytes);
-        match r.u64().ok()? {
-            SHARDED => r.u64().ok().map(|n| n as usize),
-            _ => Some(1),
-        }
-    }
-
-    /// Restores the games written by [`SelfPlay::encode`] (or by 0.1.0's single-threaded
-    /// trainer) into a self-play set made with the same rules, settings and number of games.
-    /// The shards, and so the thread count, become the encoded ones.
-    pub fn decode(&mut self, r: &mut ByteReader<'_>) -> TrainResult<()> {
-        let corrupt = |m: String| CheckpointError::Corrupt(format!("self-play state: {m}"));
-        let total: usize = self.shards.iter().map(|s| s.slots.len()).sum();
-        let (rules, settings) = (self.shards[0].rules, self.shards[0].settings.clone());
-        let first = r.u64()?;
-        let mut shards = Vec::new();
-        if first == SHARDED {
-            let t = r.u64()?;
-            if t == 0 || t > 4096 {
-                return Err(corrupt(format!("{t} shards")).into());
-            }
-            for w in 0..t {
-                let mut shard = Shard::new(rules, settings.clone(), 0, w, t);
-                let next = r.u64()?;
-                shard.decode(next, r)?;
-                shards.push(shard);
-            }
-        } else {
-            let mut shard = Shard::new(rules, settings, 0, 0, 1);
-            shard.decode(first, r)?;
-            shards.push(shard);
-        }
-        let n: usize = shards.iter().map(|s| s.slots.len()).sum();
-        if n != total {
-            return Err(corrupt(format!("{n} games in progress, the config has {total}")).into());
-        }
-        for s in &shards {
-            let foreign = |g: u64| g % s.stride != s.index;
-            if foreign(s.next_game)
-                || s.slots
-                    .iter()
-                    .any(|x| foreign(x.game) || x.game >= s.next_game)
-            {
-                return Err(corrupt("game numbers do not fit their shard".into()).into());
-            }
-        }
-        self.shards = shards;
-        Ok(())
-    }
 }
 
 impl Shard {
@@ -462,7 +399,7 @@ impl Shard {
     /// progress are then dropped; their games go on at the next call).
     fn run(
         &mut self,
-        evaluator: &mut dyn Evaluator,
+        evaluator: &mut dyn LeafEvaluator,
         min_positions: usize,
     ) -> (SelfPlayStats, Vec<Sample>) {
         let mut stats = SelfPlayStats::default();
@@ -610,124 +547,6 @@ impl Shard {
             stats.truncated += 1;
         }
     }
-
-    /// Writes this shard's games in progress (0.1.0's single-shard layout).
-    fn encode(&self, w: &mut ByteWriter) {
-        w.u64(self.next_game);
-        w.u64(self.slots.len() as u64);
-        let h = self.rules.houses as usize;
-        let p = self.rules.players as usize;
-        for s in &self.slots {
-            w.u64(s.game);
-            w.u8(s.first as u8);
-            w.bytes(&serde_json::to_vec(&s.state).expect("a state serializes"));
-            let keys = s.history.keys();
-            w.u64(keys.len() as u64);
-            for k in keys {
-                w.u64(k.0 as u64);
-                w.u64((k.0 >> 64) as u64);
-                w.u8(k.1);
-            }
-            w.bytes_raw(&s.rng.get_seed());
-            w.u64(s.rng.get_stream());
-            let pos = s.rng.get_word_pos();
-            w.u64(pos as u64);
-            w.u64((pos >> 64) as u64);
-            w.u64(s.pending.len() as u64);
-            for ps in &s.pending {
-                w.bytes(&serde_json::to_vec(&ps.state).expect("a state serializes"));
-                for &x in &ps.policy[..h] {
-                    w.f32(x);
-                }
-                for &x in &ps.search_value[..p] {
-                    w.f32(x);
-                }
-            }
-        }
-    }
-
-    /// Reads a shard written by [`Shard::encode`] whose first word, `next_game`, was read.
-    fn decode(&mut self, next_game: u64, r: &mut ByteReader<'_>) -> TrainResult<()> {
-        let corrupt = |m: &str| CheckpointError::Corrupt(format!("self-play state: {m}"));
-        let n = r.u64()? as usize;
-        if n > r.remaining() {
-            return Err(CheckpointError::Truncated.into());
-        }
-        let h = self.rules.houses as usize;
-        let p = self.rules.players as usize;
-        let rules = self.rules;
-        let state_of = |b: &[u8]| -> Result<State, CheckpointError> {
-            let s: State =
-                serde_json::from_slice(b).map_err(|e| corrupt(&format!("position: {e}")))?;
-            if !s.fits(&rules) {
-                return Err(corrupt(&format!("a position that does not fit {rules}")));
-            }
-            Ok(s)
-        };
-        let mut slots = Vec::with_capacity(n);
-        for _ in 0..n {
-            let game = r.u64()?;
-            let first = r.u8()? as usize;
-            let state = state_of(r.bytes()?)?;
-            if state.is_over() || first >= rules.players as usize {
-                return Err(corrupt("a finished game or a first player out of range").into());
-            }
-            let nk = r.u64()? as usize;
-            if nk > r.remaining() {
-                return Err(CheckpointError::Truncated.into());
-            }
-            let mut keys: Vec<PositionKey> = Vec::with_capacity(nk);
-            for _ in 0..nk {
-                let lo = r.u64()? as u128;
-                let hi = r.u64()? as u128;
-                keys.push((lo | hi << 64, r.u8()?));
-            }
-            let mut history = History::new();
-            history.set_keys(&keys);
-            let seed: [u8; 32] = r.bytes_raw(32)?.try_into().expect("32 bytes");
-            let stream = r.u64()?;
-            let lo = r.u64()? as u128;
-            let hi = r.u64()? as u128;
-            let mut rng = ChaCha8Rng::from_seed(seed);
-            rng.set_stream(stream);
-            rng.set_word_pos(lo | hi << 64);
-            let np = r.u64()? as usize;
-            if np > r.remaining() {
-                return Err(CheckpointError::Truncated.into());
-            }
-            let mut pending = Vec::with_capacity(np);
-            for _ in 0..np {
-                let st = state_of(r.bytes()?)?;
-                let mut policy = [0f32; MAX_ACTIONS];
-                for x in policy.iter_mut().take(h) {
-                    *x = r.f32()?;
-                }
-                let mut search_value = [0f32; MAX_PLAYERS];
-                for x in search_value.iter_mut().take(p) {
-                    *x = r.f32()?;
-                }
-                pending.push(Pending {
-                    state: st,
-                    policy,
-                    search_value,
-                });
-            }
-            slots.push(Slot {
-                game,
-                first,
-                state,
-                history,
-                rng,
-                search: Search::new(self.rules, self.settings.search),
-                searching: false,
-                full: false,
-                pending,
-            });
-        }
-        self.slots = slots;
-        self.next_game = next_game;
-        Ok(())
-    }
 }
 
 /// Plays one game to the end with `evaluator` choosing every move by a search of `sims`
@@ -736,7 +555,7 @@ impl Shard {
 pub fn play_out(
     rules: &Rules,
     settings: SearchSettings,
-    evaluator: &mut dyn Evaluator,
+    evaluator: &mut dyn LeafEvaluator,
     mut state: State,
     sims: u32,
 ) -> State {

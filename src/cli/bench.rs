@@ -197,8 +197,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
-    use awale::az::bench::measure_selfplay;
     use awale::az::network::{Network, UniformNetwork};
+    use awale::az::selfplay_bench::measure_selfplay;
     use awale::az::TrainConfig;
     let mut cfg = match &a.config {
         Some(path) => TrainConfig::from_file(path)?,

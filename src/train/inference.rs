@@ -19,9 +19,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::checkpoint::Checkpoint;
-use super::model::{encode_batch, input_scale, NetShape, PolicyValueNet};
+pub use super::model::load_model;
+use super::model::{encode_batch, input_scale, PolicyValueNet};
 use super::search::{Evaluation, Search, SearchKind, SearchSettings};
-use super::{TrainConfig, TrainError, TrainResult};
+use super::{TrainConfig, TrainResult};
 use crate::agents::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::agents::{AgentSpec, Registry};
 use crate::az::network::{evaluations_from_outputs, Network, NetworkEvaluator};
@@ -65,14 +66,7 @@ impl NetCore {
     /// A freshly initialised network of `config`'s shape (seeded by the config), e.g. to
     /// measure speed before any training.
     pub fn fresh(config: &TrainConfig) -> TrainResult<NetCore> {
-        let rules = config.rules()?;
-        let shape = NetShape::new(&rules, config.observation()?, &config.network.hidden);
-        let device = super::inference_device();
-        let net = PolicyValueNet::new(
-            &shape,
-            crate::agents::derive_seed(config.seed, 0x6e6e),
-            &device,
-        );
+        let net = PolicyValueNet::from_config(config, &super::inference_device())?;
         NetCore::new(&net, config)
     }
 
@@ -129,23 +123,7 @@ impl Network for NetCore {
     }
 }
 
-/// Builds a network of `config`'s shape on `device` and loads burnpack `bytes` into it.
-pub fn load_model(
-    config: &TrainConfig,
-    bytes: &[u8],
-    device: &Device,
-) -> TrainResult<PolicyValueNet> {
-    let rules = config.rules()?;
-    let shape = NetShape::new(&rules, config.observation()?, &config.network.hidden);
-    let net = PolicyValueNet::new(&shape, 0, device);
-    let record =
-        burn::store::ModuleRecord::from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes.to_vec()))
-            .map_err(|e| TrainError::Model(format!("reading the network: {e}")))?;
-    net.try_load_record(record)
-        .map_err(|e| TrainError::Model(format!("the network does not fit its config: {e}")))
-}
-
-/// An [`Evaluator`] over a [`NetCore`] (one network call per batch).
+/// A [`crate::az::LeafEvaluator`] over a [`NetCore`] (one network call per batch).
 pub type NetEvaluator<'a> = NetworkEvaluator<'a, NetCore>;
 
 /// A network that plays: a search of `sims` simulations guided by it, no noise, the search's
@@ -160,7 +138,7 @@ pub struct NnAgent {
     features: Vec<f32>,
     evals: Vec<Evaluation>,
     /// The last move's search and the mover, for [`Agent::thoughts`].
-    last: Option<(super::search::SearchResult, usize)>,
+    last: Option<(super::search::GuidedSearchResult, usize)>,
 }
 
 impl NnAgent {
@@ -185,7 +163,7 @@ impl NnAgent {
     }
 
     /// The search's policy and value for a position (for analysis).
-    pub fn analyse(&mut self, state: &State) -> super::search::SearchResult {
+    pub fn analyse(&mut self, state: &State) -> super::search::GuidedSearchResult {
         self.search.start(*state, self.sims, false, 0.0);
         while let Some(leaf) = self.search.next_leaf(&mut self.rng) {
             self.core

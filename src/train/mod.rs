@@ -9,7 +9,14 @@
 //! - [`inference`]: [`inference::NetCore`], the network as an [`crate::az::Network`], and
 //!   [`NnAgent`], a trained network as an [`crate::agents::Agent`] (`nn:path=...`), registered by
 //!   [`register_agents`].
-//! - [`training`]: the loop (parallel self-play, gradient steps, evaluation, checkpoints, logs).
+//! - [`loss`]: the loss terms of the heads and their targets ([`loss::LossStats`]).
+//! - [`trainer`]: [`Trainer`], a run in memory (network, optimiser, replay buffer, self-play
+//!   games) and its gradient step; [`distributed`]: its iterations with remote self-play.
+//! - [`evaluation`]: games against the built-in agents, Elo and endgame accuracy;
+//!   [`calibration`]: the opponents' reference ratings.
+//! - [`metrics`]: what an iteration did and the scalars logged of it.
+//! - [`training`]: the loop ([`training::run`], [`training::run_with`]: parallel self-play,
+//!   gradient steps, evaluation, checkpoints, logs).
 //! - [`worker`]: a self-play worker of a distributed run ([`crate::az::remote`]): plays some
 //!   shards with the weights the learner sends.
 //! - [`logging`]: TensorBoard event files.
@@ -17,9 +24,15 @@
 //! The backend is burn's pure-Rust CPU backend (flex) with autodiff; the cargo features
 //! `train-wgpu` / `train-cuda` switch [`train_device`] to a GPU. See `docs/training.md`.
 
+pub mod calibration;
+pub mod distributed;
+pub mod evaluation;
 pub mod inference;
 pub mod logging;
+pub mod loss;
+pub mod metrics;
 pub mod model;
+pub mod trainer;
 pub mod training;
 pub mod worker;
 
@@ -30,8 +43,11 @@ pub use checkpoint::{Checkpoint, CheckpointError};
 pub use config::TrainConfig;
 pub use inference::{register_agents, registry, NnAgent};
 pub use model::PolicyValueNet;
-pub use search::{Evaluation, Evaluator, Search, SearchKind, SearchResult, SearchSettings};
-pub use training::{RunOptions, RunSummary, Trainer};
+pub use search::{
+    Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
+};
+pub use trainer::Trainer;
+pub use training::{RunOptions, RunSummary};
 
 /// The device training runs on: burn's flex CPU backend with autodiff by default; the first CUDA
 /// GPU under the cargo feature `train-cuda`, the default wgpu adapter under `train-wgpu`.

@@ -9,6 +9,11 @@
 //!   result), `V = players` in the multi-player game (each player's expected result, mover first);
 //! - `score`: `[B, 1]` in (-1, 1): the mover's final store minus the others' mean, over the seeds
 //!   in play (an auxiliary target that speeds up learning).
+//!
+//! The network of a run is built here only: [`PolicyValueNet::from_config`] (fresh weights from
+//! the config's seed) and [`load_model`] (weights from a checkpoint). The heads are declared here
+//! ([`PolicyValueNet`], [`NetOutput`]); their targets and loss terms are in
+//! [`super::loss`]. A new head touches these two files.
 
 use burn::module::{Module, Param, ParamId};
 use burn::nn::Linear;
@@ -17,9 +22,15 @@ use burn::tensor::{Device, Tensor, TensorData};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::agents::derive_seed;
 pub use crate::az::network::{encode_batch, input_scale, value_outputs};
+use crate::az::{TrainConfig, TrainError, TrainResult};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
+
+/// What the run's seed is mixed with to seed the initial weights
+/// ([`PolicyValueNet::from_config`]).
+const INIT_SEED_TAG: u64 = 0x6e6e;
 
 /// The network (a burn [`Module`]).
 #[derive(Module, Debug)]
@@ -95,6 +106,15 @@ fn linear(
 }
 
 impl PolicyValueNet {
+    /// The network of `config` (its rules, observation and hidden widths) on `device`, freshly
+    /// initialised from the config's seed: the network a run starts with.
+    pub fn from_config(config: &TrainConfig, device: &Device) -> TrainResult<PolicyValueNet> {
+        let rules = config.rules()?;
+        let shape = NetShape::new(&rules, config.observation()?, &config.network.hidden);
+        let seed = derive_seed(config.seed, INIT_SEED_TAG);
+        Ok(PolicyValueNet::new(&shape, seed, device))
+    }
+
     /// A freshly initialised network on `device`; the weights are a pure function of `seed`.
     pub fn new(shape: &NetShape, seed: u64, device: &Device) -> PolicyValueNet {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -132,7 +152,7 @@ impl PolicyValueNet {
         let layers = self
             .trunk
             .iter()
-            .chain([&self.policy, &self.value, &self.score]);
+            .chain([&self.policy, &self.value, &self.score]); // the heads, in the order of `new`
         for l in layers {
             out.extend(
                 l.weight
@@ -147,4 +167,19 @@ impl PolicyValueNet {
         }
         out
     }
+}
+
+/// Builds a network of `config`'s shape on `device` and loads burnpack `bytes` (the weights of a
+/// checkpoint or of a learner's message) into it.
+pub fn load_model(
+    config: &TrainConfig,
+    bytes: &[u8],
+    device: &Device,
+) -> TrainResult<PolicyValueNet> {
+    let net = PolicyValueNet::from_config(config, device)?;
+    let record =
+        burn::store::ModuleRecord::from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes.to_vec()))
+            .map_err(|e| TrainError::Model(format!("reading the network: {e}")))?;
+    net.try_load_record(record)
+        .map_err(|e| TrainError::Model(format!("the network does not fit its config: {e}")))
 }

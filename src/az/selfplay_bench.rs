@@ -2,7 +2,7 @@
 //! given network and thread count (`awale bench selfplay`).
 //!
 //! ```
-//! use awale::az::bench::measure_selfplay;
+//! use awale::az::selfplay_bench::measure_selfplay;
 //! use awale::az::network::UniformNetwork;
 //! use awale::az::TrainConfig;
 //! let mut cfg = TrainConfig::tiny();

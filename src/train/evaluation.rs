@@ -1,0 +1,278 @@
+//! The network's evaluation: games against the built-in agents (a gauntlet), its Elo against
+//! their reference ratings ([`super::calibration`]), and optionally its endgame accuracy against
+//! the tables; [`Extra`] keeps the history of these evaluations in checkpoints.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::inference::{NetCore, NnAgent};
+use super::search::SearchSettings;
+use super::trainer::Trainer;
+use super::{TrainConfig, TrainResult};
+use crate::agents::{derive_seed, Agent};
+use crate::endgame::{endgame_accuracy, endgame_positions};
+use crate::tablebase::Tablebase;
+use crate::tournament::{self, Entrant, Format, GameResult, TournamentConfig};
+
+/// Notes kept in checkpoints: the evaluation history (the Elo curve).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Extra {
+    /// Every evaluation so far.
+    pub evals: Vec<EvalReport>,
+    /// The opponents' reference ratings.
+    pub calibration: Option<Vec<(String, f64)>>,
+}
+
+/// One evaluation of the network against the built-in agents.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvalReport {
+    /// Iteration evaluated.
+    pub iteration: u64,
+    /// Games per opponent.
+    pub games: usize,
+    /// Per opponent: (name, score of the network in [0, 1], wins, draws, losses).
+    pub results: Vec<(String, f64, u32, u32, u32)>,
+    /// The network's Elo against the opponents' reference ratings (none when an opponent has no
+    /// reference rating, e.g. the final opponents outside the calibration).
+    pub elo: Option<f64>,
+    /// Seconds the evaluation took.
+    pub secs: f64,
+    /// The endgame accuracy (`eval.endgame_tables`), when measured.
+    #[serde(default)]
+    pub endgame: Option<EndgameEval>,
+}
+
+/// The network's endgame accuracy against the tables ([`crate::endgame`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndgameEval {
+    /// Positions scored.
+    pub positions: usize,
+    /// Most seeds on their boards (the tables' limit).
+    pub max_seeds: usize,
+    /// Share of optimal moves (0 to 1).
+    pub optimal_share: f64,
+    /// Mean seeds lost per move against perfect play.
+    pub mean_loss: f64,
+    /// Share of moves that keep the game's result (0 to 1).
+    #[serde(default)]
+    pub result_share: f64,
+}
+
+impl EvalReport {
+    /// A table of the results.
+    pub fn table(&self) -> String {
+        let elo = match self.elo {
+            Some(e) => format!(", Elo {e:.0}"),
+            None => String::new(),
+        };
+        let mut s = format!(
+            "evaluation at iteration {} ({} games per opponent{elo}):\n",
+            self.iteration, self.games
+        );
+        for (name, score, w, d, l) in &self.results {
+            s.push_str(&format!(
+                "  vs {name:<24} score {:>5.1}%  (+{w} ={d} -{l})\n",
+                100.0 * score
+            ));
+        }
+        if let Some(e) = &self.endgame {
+            s.push_str(&format!(
+                "  endgame (<= {} seeds, {} positions): {:.1}% optimal, {:.3} seeds lost per move, \
+                 {:.1}% keep the result\n",
+                e.max_seeds,
+                e.positions,
+                100.0 * e.optimal_share,
+                e.mean_loss,
+                100.0 * e.result_share
+            ));
+        }
+        s
+    }
+}
+
+impl Trainer {
+    /// Plays the network (`sims` simulations per move) against each opponent, `games` games
+    /// each (paired openings, seats swapped), on all cores; rates it against `reference`
+    /// ratings of the opponents (0 for all when none; no rating when an opponent has none).
+    pub fn evaluate(
+        &self,
+        opponents: &[String],
+        games: usize,
+        sims: u32,
+        reference: Option<&[(String, f64)]>,
+        seed: u64,
+        progress: bool,
+    ) -> TrainResult<EvalReport> {
+        evaluate_core(
+            std::sync::Arc::new(self.core()?),
+            self.config(),
+            self.counters().iteration,
+            opponents,
+            games,
+            sims,
+            reference,
+            seed,
+            progress,
+        )
+    }
+}
+
+/// Plays `core` against the opponents (see [`Trainer::evaluate`]).
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_core(
+    core: std::sync::Arc<NetCore>,
+    cfg: &TrainConfig,
+    iteration: u64,
+    opponents: &[String],
+    games: usize,
+    sims: u32,
+    reference: Option<&[(String, f64)]>,
+    seed: u64,
+    progress: bool,
+) -> TrainResult<EvalReport> {
+    let t0 = Instant::now();
+    let rules = core.rules;
+    let name = "network".to_string();
+    let settings = SearchSettings::from_config(&cfg.search);
+    let core2 = core.clone();
+    let n2 = name.clone();
+    let mut entrants = vec![Entrant::new(name.clone(), move || {
+        Ok(Box::new(NnAgent::new(core2.clone(), n2.clone(), sims, settings)) as Box<dyn Agent>)
+    })];
+    for o in opponents {
+        entrants.push(Entrant::from_spec_text(o, &rules)?);
+    }
+    let mut tc = TournamentConfig::new(rules);
+    tc.format = Format::Gauntlet(name);
+    tc.games = games.max(rules.players as usize);
+    tc.openings = cfg.eval.openings;
+    tc.seed = seed;
+    let report = tournament::run_observed(&tc, &entrants, &tournament::ProgressBar::new(progress))?;
+    let mut results = Vec::new();
+    let mut fit = Vec::new();
+    for (j, e) in entrants.iter().enumerate().skip(1) {
+        let g = report.matchups.games(0, j);
+        let pts = report.matchups.points(0, j);
+        let (w, d, l) = wdl(&report.games, e.name());
+        let score = if g > 0 { pts / g as f64 } else { 0.0 };
+        results.push((e.name().to_string(), score, w, d, l));
+        let r = match reference {
+            None => Some(0.0),
+            Some(r) => r.iter().find(|(n, _)| n == e.name()).map(|x| x.1),
+        };
+        fit.push(r.map(|r| (r, pts, g as f64)));
+    }
+    let endgame = if cfg.eval.endgame_tables.is_empty() {
+        None
+    } else {
+        let table = Tablebase::open_shared(std::path::Path::new(&cfg.eval.endgame_tables), &rules)?;
+        let positions = endgame_positions(
+            &rules,
+            table.max_seeds(),
+            cfg.eval.endgame_positions,
+            derive_seed(cfg.seed, 0xe9d),
+        )?;
+        let mut agent = NnAgent::new(core.clone(), "network", sims, settings);
+        let score = endgame_accuracy(&table, &rules, &positions, &mut agent)?;
+        Some(EndgameEval {
+            positions: score.positions,
+            max_seeds: table.max_seeds(),
+            optimal_share: score.optimal_share(),
+            mean_loss: score.mean_loss(),
+            result_share: score.result_share(),
+        })
+    };
+    Ok(EvalReport {
+        iteration,
+        games: tc.games,
+        results,
+        elo: fit
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .map(|f| elo_against(&f)),
+        secs: t0.elapsed().as_secs_f64(),
+        endgame,
+    })
+}
+
+/// Wins, draws and losses of the network against `opponent` in the games.
+fn wdl(games: &[GameResult], opponent: &str) -> (u32, u32, u32) {
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for g in games {
+        let Some(me) = g.seats.iter().position(|s| s == "network") else {
+            continue;
+        };
+        if !g.seats.iter().any(|s| s == opponent) {
+            continue;
+        }
+        match g.points[me] {
+            p if p > 0.5 => w += 1,
+            p if p < 0.5 => l += 1,
+            _ => d += 1,
+        }
+    }
+    (w, d, l)
+}
+
+/// The maximum-likelihood Elo of a player who scored `points` in `games` against opponents of
+/// fixed ratings (one virtual draw against each keeps it finite).
+///
+/// ```
+/// use awale::train::evaluation::elo_against;
+/// assert!(elo_against(&[(0.0, 5.0, 10.0)]).abs() < 1e-6);
+/// assert!(elo_against(&[(100.0, 9.0, 10.0)]) > 300.0);
+/// ```
+pub fn elo_against(results: &[(f64, f64, f64)]) -> f64 {
+    if results.is_empty() {
+        return 0.0;
+    }
+    let grad = |r: f64| -> f64 {
+        results
+            .iter()
+            .map(|&(ro, pts, n)| {
+                let e = 1.0 / (1.0 + 10f64.powf((ro - r) / 400.0));
+                (pts + 0.5) - (n + 1.0) * e
+            })
+            .sum()
+    };
+    let (mut lo, mut hi) = (-4000.0, 6000.0);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if grad(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The evaluation of the run's loop (`last`: the final one), added to the trainer's history.
+pub(super) fn periodic_eval(
+    trainer: &mut Trainer,
+    cfg: &TrainConfig,
+    last: bool,
+) -> TrainResult<EvalReport> {
+    let games = if last && cfg.eval.final_games > 0 {
+        cfg.eval.final_games
+    } else {
+        cfg.eval.games
+    };
+    let opponents = if last && !cfg.eval.final_opponents.is_empty() {
+        &cfg.eval.final_opponents
+    } else {
+        &cfg.eval.opponents
+    };
+    let reference = trainer.extra.calibration.clone();
+    let r = trainer.evaluate(
+        opponents,
+        games,
+        cfg.eval.simulations,
+        reference.as_deref(),
+        derive_seed(cfg.seed, 0xe7a1),
+        last,
+    )?;
+    trainer.extra.evals.push(r.clone());
+    Ok(r)
+}

@@ -1,0 +1,98 @@
+//! What an iteration did ([`IterationStats`]) and the TensorBoard scalars the run logs of it and of
+//! each evaluation ([`super::logging`] writes them).
+
+use super::checkpoint::Counters;
+use super::evaluation::EvalReport;
+use super::logging::Logger;
+use super::loss::LossStats;
+use super::selfplay::SelfPlayStats;
+
+/// What one iteration did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IterationStats {
+    /// The iteration number (1-based).
+    pub iteration: u64,
+    /// Self-play counts.
+    pub selfplay: SelfPlayStats,
+    /// Seconds of self-play.
+    pub selfplay_secs: f64,
+    /// Seconds of gradient steps.
+    pub train_secs: f64,
+    /// Mean losses (none when the buffer was too small to train).
+    pub losses: Option<LossStats>,
+    /// Samples in the replay buffer.
+    pub buffer: usize,
+}
+
+impl IterationStats {
+    /// The TensorBoard scalars of the iteration, by tag (`counters`: the run's, after it).
+    pub fn scalars(&self, counters: &Counters) -> Vec<(&'static str, f64)> {
+        let sp = &self.selfplay;
+        let secs = self.selfplay_secs.max(1e-9);
+        let mut scalars = vec![
+            ("selfplay/games_per_sec", sp.games as f64 / secs),
+            ("selfplay/positions_per_sec", sp.positions as f64 / secs),
+            ("selfplay/moves_per_sec", sp.moves as f64 / secs),
+            ("selfplay/evals_per_sec", sp.evaluations as f64 / secs),
+            (
+                "selfplay/mean_batch",
+                sp.evaluations as f64 / sp.batches.max(1) as f64,
+            ),
+            (
+                "selfplay/mean_game_plies",
+                sp.plies as f64 / sp.games.max(1) as f64,
+            ),
+            (
+                "selfplay/first_player_win_rate",
+                sp.first_player_wins as f64 / sp.games.max(1) as f64,
+            ),
+            (
+                "selfplay/draw_rate",
+                sp.draws as f64 / sp.games.max(1) as f64,
+            ),
+            ("selfplay/total_games", counters.games as f64),
+            ("replay/size", self.buffer as f64),
+        ];
+        if let Some(l) = &self.losses {
+            scalars.extend(l.scalars());
+            scalars.push(("train/steps", counters.train_steps as f64));
+        }
+        scalars
+    }
+
+    /// The progress bar's message after the iteration (`min_replay`: the samples training waits
+    /// for).
+    pub fn progress(&self, min_replay: usize) -> String {
+        let sp = &self.selfplay;
+        match &self.losses {
+            Some(l) => format!(
+                "loss {:.3} (p {:.3} v {:.3})  {:.0} pos/s  batch {}",
+                l.loss,
+                l.policy,
+                l.value,
+                sp.positions as f64 / self.selfplay_secs.max(1e-9),
+                sp.max_batch
+            ),
+            None => format!("filling replay {}/{}", self.buffer, min_replay),
+        }
+    }
+}
+
+/// Logs the scalars of an evaluation.
+pub(super) fn log_eval(log: &mut Logger, r: &EvalReport) {
+    let mut tags: Vec<(String, f64)> = r
+        .results
+        .iter()
+        .map(|(n, s, ..)| (format!("eval/score_vs_{n}"), *s))
+        .collect();
+    if let Some(e) = r.elo {
+        tags.push(("eval/elo".into(), e));
+    }
+    if let Some(e) = &r.endgame {
+        tags.push(("eval/endgame_optimal".into(), e.optimal_share));
+        tags.push(("eval/endgame_seeds_lost".into(), e.mean_loss));
+        tags.push(("eval/endgame_result_kept".into(), e.result_share));
+    }
+    let refs: Vec<(&str, f64)> = tags.iter().map(|(t, v)| (t.as_str(), *v)).collect();
+    log.scalars(r.iteration, &refs);
+}

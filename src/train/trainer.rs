@@ -1,0 +1,258 @@
+//! The trainer's state and its gradient step: [`Trainer`] holds a run in memory (network,
+//! optimiser, replay buffer, self-play games, generator, counters) and takes its iterations:
+//! self-play, then gradient steps on minibatches of the replay buffer ([`Trainer::train_step`];
+//! the loss is in [`super::loss`]). A trainer turns into a [`Checkpoint`] and back, bit for bit.
+//! Its self-play played by remote workers is in [`super::distributed`], its evaluation in
+//! [`super::evaluation`].
+
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::Device;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::checkpoint::{Checkpoint, Counters, RngState};
+use super::data::{ByteReader, ByteWriter, ReplayBuffer, Sample};
+use super::evaluation::Extra;
+use super::inference::NetCore;
+use super::loss::{Batch, Loss, LossStats};
+use super::metrics::IterationStats;
+use super::model::{input_scale, load_model, PolicyValueNet};
+use super::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
+use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
+use crate::agents::derive_seed;
+use crate::az::network::NetworkEvaluator;
+use crate::batch::ObsEncoding;
+use crate::rules::Rules;
+
+/// A training run in memory: network, optimiser, replay buffer, self-play games, generator.
+pub struct Trainer {
+    pub(super) cfg: TrainConfig,
+    pub(super) rules: Rules,
+    pub(super) encoding: ObsEncoding,
+    pub(super) scale: Vec<f32>,
+    pub(super) device: Device,
+    pub(super) model: PolicyValueNet,
+    pub(super) optim: ModuleOptimizer,
+    pub(super) buffer: ReplayBuffer,
+    pub(super) selfplay: SelfPlay,
+    pub(super) rng: ChaCha8Rng,
+    pub(super) counters: Counters,
+    pub(super) extra: Extra,
+    /// The weights version of remote self-play submitted and not yet collected.
+    pub(super) in_flight: Option<u64>,
+}
+
+impl std::fmt::Debug for Trainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trainer")
+            .field("config", &self.cfg.name)
+            .field("counters", &self.counters)
+            .finish_non_exhaustive()
+    }
+}
+
+fn optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
+    AdamWConfig::new()
+        .with_weight_decay(cfg.training.weight_decay)
+        .with_epsilon(1e-8)
+        .init()
+}
+
+impl Trainer {
+    /// A fresh run of `cfg`.
+    pub fn new(cfg: TrainConfig) -> TrainResult<Trainer> {
+        cfg.validate()?;
+        let rules = cfg.rules()?;
+        let encoding = cfg.observation()?;
+        let device = super::train_device();
+        let model = PolicyValueNet::from_config(&cfg, &device)?;
+        let selfplay = SelfPlay::with_threads(
+            rules,
+            SelfPlaySettings::from_config(&cfg),
+            cfg.selfplay.concurrent_games,
+            cfg.selfplay.resolved_threads(),
+        );
+        Ok(Trainer {
+            scale: input_scale(&rules, encoding),
+            rules,
+            encoding,
+            device,
+            model,
+            optim: optimizer(&cfg),
+            buffer: ReplayBuffer::new(cfg.training.replay_capacity),
+            selfplay,
+            rng: ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 0x7472)),
+            counters: Counters::default(),
+            extra: Extra::default(),
+            in_flight: None,
+            cfg,
+        })
+    }
+
+    /// A run resumed from a checkpoint. `cfg` must have the checkpoint's fingerprint; its other
+    /// settings (iterations, evaluation, ...) replace the checkpoint's.
+    pub fn from_checkpoint(ckpt: &Checkpoint, cfg: TrainConfig) -> TrainResult<Trainer> {
+        ckpt.check_config(&cfg)?;
+        let mut t = Trainer::new(cfg)?;
+        t.model = load_model(&t.cfg, &ckpt.model, &t.device)?;
+        t.optim = optimizer(&t.cfg)
+            .from_bytes(burn::tensor::Bytes::from_bytes_vec(ckpt.optimizer.clone()))
+            .map_err(|e| CheckpointError::Corrupt(format!("optimiser state: {e}")))?;
+        t.buffer = ReplayBuffer::decode(&t.rules, &mut ByteReader::new(&ckpt.replay))?;
+        // The games in progress go on when the number of games is the same and the thread
+        // count is the checkpoint's (or not set: the run then keeps the checkpoint's count, so
+        // it continues exactly as if it had never stopped); otherwise fresh games start.
+        let saved = SelfPlay::encoded_threads(&ckpt.selfplay);
+        let threads_fit = t.cfg.selfplay.threads == 0 || saved == Some(t.selfplay.threads());
+        if t.cfg.selfplay.concurrent_games == ckpt.config.selfplay.concurrent_games && threads_fit {
+            t.selfplay.decode(&mut ByteReader::new(&ckpt.selfplay))?;
+        }
+        t.rng = ckpt.rng.restore();
+        t.counters = ckpt.counters;
+        t.extra = serde_json::from_str(&ckpt.extra).unwrap_or_default();
+        Ok(t)
+    }
+
+    /// The checkpoint of the run as it stands.
+    pub fn checkpoint(&self, elapsed: f64) -> TrainResult<Checkpoint> {
+        let model = self.weights()?;
+        let optimizer = self
+            .optim
+            .into_bytes()
+            .map_err(|e| TrainError::Model(format!("saving the optimiser: {e}")))?;
+        let mut replay = ByteWriter::new();
+        self.buffer.encode(&self.rules, &mut replay);
+        let mut selfplay = ByteWriter::new();
+        self.selfplay.encode(&mut selfplay);
+        let mut counters = self.counters;
+        counters.elapsed = elapsed;
+        Ok(Checkpoint {
+            config: self.cfg.clone(),
+            counters,
+            rng: RngState::of(&self.rng),
+            model,
+            optimizer: optimizer.to_vec(),
+            replay: replay.buf,
+            selfplay: selfplay.buf,
+            extra: serde_json::to_string(&self.extra).unwrap_or_default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TrainConfig {
+        &self.cfg
+    }
+
+    /// The counters.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// The network.
+    pub fn model(&self) -> &PolicyValueNet {
+        &self.model
+    }
+
+    /// The replay buffer.
+    pub fn buffer(&self) -> &ReplayBuffer {
+        &self.buffer
+    }
+
+    /// The evaluation history.
+    pub fn extra(&self) -> &Extra {
+        &self.extra
+    }
+
+    /// The network ready for inference.
+    pub fn core(&self) -> TrainResult<NetCore> {
+        NetCore::new(&self.model, &self.cfg)
+    }
+
+    pub(super) fn total_steps(&self) -> u64 {
+        self.cfg.training.iterations * self.cfg.training.steps_per_iteration as u64
+    }
+
+    /// One iteration: self-play, then gradient steps.
+    pub fn iteration(&mut self) -> TrainResult<IterationStats> {
+        let t0 = Instant::now();
+        let core = self.core()?;
+        let sp = self.selfplay.run(
+            || NetworkEvaluator::new(&core),
+            self.cfg.selfplay.positions_per_iteration,
+            &mut self.buffer,
+        );
+        Ok(self.learn(sp, t0.elapsed().as_secs_f64()))
+    }
+
+    /// The network's weights as checkpoints hold them (what [`Trainer::iteration_remote`] sends
+    /// its workers; `awale::train::worker::SelfPlayWorker` loads them).
+    pub fn weights(&self) -> TrainResult<Vec<u8>> {
+        Ok(self
+            .model
+            .clone()
+            .into_record()
+            .into_bytes()
+            .map_err(|e| TrainError::Model(format!("saving the network: {e}")))?
+            .to_vec())
+    }
+
+    /// The second half of an iteration: counts the self-play `sp` (its samples are in the
+    /// buffer), then the gradient steps once the buffer holds `min_replay` samples.
+    pub(super) fn learn(&mut self, sp: SelfPlayStats, selfplay_secs: f64) -> IterationStats {
+        self.counters.games += sp.games;
+        self.counters.positions += sp.positions;
+        self.counters.moves += sp.moves;
+        let t1 = Instant::now();
+        let mut losses = None;
+        if self.buffer.len()
+            >= self
+                .cfg
+                .training
+                .min_replay
+                .max(self.cfg.training.batch_size)
+        {
+            let mut sum = LossStats::default();
+            for _ in 0..self.cfg.training.steps_per_iteration {
+                let s = self.train_step();
+                sum.add(&s);
+            }
+            losses = Some(sum.mean());
+        }
+        self.counters.iteration += 1;
+        IterationStats {
+            iteration: self.counters.iteration,
+            selfplay: sp,
+            selfplay_secs,
+            train_secs: t1.elapsed().as_secs_f64(),
+            losses,
+            buffer: self.buffer.len(),
+        }
+    }
+
+    /// One gradient step on a minibatch from the replay buffer.
+    pub fn train_step(&mut self) -> LossStats {
+        let b = self.cfg.training.batch_size;
+        let idx = self.buffer.sample_indices(&mut self.rng, b);
+        let samples: Vec<&Sample> = idx.iter().map(|&i| self.buffer.get(i)).collect();
+        let batch = Batch::new(
+            &self.rules,
+            self.encoding,
+            &self.scale,
+            &samples,
+            &self.device,
+        );
+        let out = self.model.forward(batch.input.clone());
+        let loss = Loss::new(out, batch, &self.cfg.training);
+        let lr = self
+            .cfg
+            .lr_at(self.counters.train_steps, self.total_steps());
+        let grads = loss.total.backward();
+        let grads = GradientsParams::from_grads(grads, &self.model);
+        self.model = self.optim.step(lr, self.model.clone(), grads);
+        self.counters.train_steps += 1;
+        loss.stats(lr)
+    }
+}
