@@ -252,11 +252,7 @@ impl SelfPlayConfig {
     /// The worker threads a run uses: `threads`, or one per core when it is 0, never more than
     /// the concurrent games.
     pub fn resolved_threads(&self) -> usize {
-        let t = match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            t => t,
-        };
-        t.clamp(1, self.concurrent_games.max(1))
+        crate::batch::threads_or_cores(self.threads).clamp(1, self.concurrent_games.max(1))
     }
 }
 

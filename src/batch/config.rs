@@ -273,10 +273,7 @@ impl BatchConfig {
     /// The worker-thread count this configuration resolves to (0 becomes the number of cores).
     pub fn resolved_threads(&self) -> usize {
         if self.threads == 0 {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(MAX_THREADS)
+            super::threads_or_cores(0).min(MAX_THREADS)
         } else {
             self.threads
         }

@@ -124,6 +124,7 @@ pub use observation::{encode_state, ObsEncoding, ObsValue};
 pub use opponent::{League, Opponent, Policy};
 pub use rng::{board_rng, RngSnapshot};
 pub use snapshot::BatchSnapshot;
+pub use team::threads_or_cores;
 
 use kernel::{Ctx, IGNORE, KEEP, LOSS, RESET};
 use lanes::{Boards, Lanes};

@@ -11,6 +11,22 @@
 //! then whatever the others have not started.
 //! Which thread steps which board never changes the result.
 
+/// The worker threads a request for `requested` threads means: `requested`, or one per core
+/// (as the operating system reports them; 1 if it cannot tell) when it is 0. The one reading
+/// of "0 threads" for the batch, self-play, tournaments and the benchmarks.
+///
+/// ```
+/// use awale::batch::threads_or_cores;
+/// assert_eq!(threads_or_cores(3), 3);
+/// assert!(threads_or_cores(0) >= 1);
+/// ```
+pub fn threads_or_cores(requested: usize) -> usize {
+    match requested {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};

@@ -264,11 +264,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut base = None;
     for &t in &a.threads {
-        let threads = if t == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        } else {
-            t
-        };
+        let threads = awale::batch::threads_or_cores(t);
         let mut runs = Vec::with_capacity(a.repeat as usize);
         for _ in 0..a.repeat {
             let m = measure_selfplay(net, &cfg, threads, positions)?;

@@ -316,12 +316,9 @@ pub fn run_observed(
             }
         }
     };
-    let threads = match cfg.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    }
-    .min(pending.len())
-    .max(1);
+    let threads = crate::batch::threads_or_cores(cfg.threads)
+        .min(pending.len())
+        .max(1);
     std::thread::scope(|s| -> Result<()> {
         for t in 1..threads {
             std::thread::Builder::new()
