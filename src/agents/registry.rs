@@ -100,13 +100,12 @@ impl Registry {
         r
     }
 
-    /// Every kind this build of the library knows: the built-in ones, and `nn` (a trained
-    /// network, [`crate::train::registry`]) when the `train` feature is on. The command line and
-    /// the Python module use it.
+    /// Every kind this build of the library knows: here, without the `train` feature, the
+    /// built-in ones. With `train`, the trainer defines this function instead (in
+    /// `src/train/inference.rs`, beside `nn`), so that the agents layer never names the layer
+    /// above it. The command line and the Python module use it.
+    #[cfg(not(feature = "train"))]
     pub fn available() -> Registry {
-        #[cfg(feature = "train")]
-        return crate::train::registry();
-        #[cfg(not(feature = "train"))]
         Registry::builtin()
     }
 

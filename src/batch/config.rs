@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 
 use super::observation::ObsEncoding;
 use super::opponent::Opponent;
-use crate::agents::Registry;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 
@@ -370,18 +369,25 @@ pub enum ObsMode {
     Dict,
 }
 
+/// Reads an opponent spec against the rules into an [`Opponent`]: the agents layer's
+/// `awale::agents::opponent_from_spec` with a registry, passed in by the caller (the batch
+/// itself knows no agents).
+pub type ReadOpponent<'a> = dyn Fn(&str, &Rules) -> Result<Opponent> + 'a;
+
 /// Everything the option table ([`OPTIONS`]) sets: the batch's configuration and the settings
 /// of the Python layer around it (the observations' element type, and the environments'
 /// rendering, copying and observation layout, which the engine itself does not use).
 ///
 /// ```
 /// use awale::batch::EnvConfig;
-/// use awale::agents::Registry;
+/// use awale::agents::{opponent_from_spec, Registry};
+/// let opponents = |spec: &str, rules: &awale::Rules| opponent_from_spec(spec, rules, &Registry::builtin());
 /// let mut cfg = EnvConfig::default();
-/// cfg.set("opening", "2..5", &Registry::builtin()).unwrap();
+/// cfg.set("opening", "2..5", &opponents).unwrap();
 /// assert_eq!(cfg.get("opening").unwrap(), "2..5");
 /// assert_eq!(cfg.get("seed").unwrap(), "0");
-/// assert!(cfg.set("colour", "red", &Registry::builtin()).is_err());
+/// cfg.set("opponent", "alphabeta:depth=2", &opponents).unwrap();
+/// assert!(cfg.set("colour", "red", &opponents).is_err());
 /// ```
 #[derive(Debug, Clone)]
 pub struct EnvConfig {
@@ -412,9 +418,9 @@ impl Default for EnvConfig {
 
 impl EnvConfig {
     /// Sets option `key` from its text form (as [`OptionDef::print`] writes it).
-    pub fn set(&mut self, key: &str, text: &str, registry: &Registry) -> Result<()> {
+    pub fn set(&mut self, key: &str, text: &str, opponents: &ReadOpponent<'_>) -> Result<()> {
         let opt = find_option(key).ok_or_else(|| unknown_option(key))?;
-        (opt.parse)(self, text, registry)
+        (opt.parse)(self, text, opponents)
     }
 
     /// Option `key` in its text form.
@@ -505,7 +511,7 @@ pub struct OptionDef {
     /// One line for the docs.
     pub help: &'static str,
     /// Reads the text form into the configuration (errors name the option).
-    pub parse: fn(&mut EnvConfig, &str, &Registry) -> Result<()>,
+    pub parse: fn(&mut EnvConfig, &str, &ReadOpponent<'_>) -> Result<()>,
     /// Writes the configuration's value as text (`parse` reads it back).
     pub print: fn(&EnvConfig) -> String,
 }
@@ -623,7 +629,7 @@ pub static OPTIONS: [OptionDef; 14] = [
                'mcts:sims=200'), a list of those (a league: one member drawn per episode), or a \
                callable (State) -> house (not picklable)",
         parse: |c, s, reg| {
-            c.batch.opponent = crate::agents::opponent_from_spec(s, &c.batch.rules, reg)?;
+            c.batch.opponent = reg(s, &c.batch.rules)?;
             Ok(())
         },
         print: |c| c.batch.opponent.name().to_string(),
@@ -858,7 +864,9 @@ mod option_tests {
 
     #[test]
     fn defaults_are_the_configs_and_print_back() {
-        let reg = Registry::builtin();
+        let reg = |s: &str, r: &Rules| {
+            crate::agents::opponent_from_spec(s, r, &crate::agents::Registry::builtin())
+        };
         let fresh = EnvConfig::default();
         for o in &OPTIONS {
             assert_eq!((o.print)(&fresh), o.default, "{}: default", o.key);
@@ -872,7 +880,9 @@ mod option_tests {
 
     #[test]
     fn every_option_round_trips_a_non_default_value() {
-        let reg = Registry::builtin();
+        let reg = |s: &str, r: &Rules| {
+            crate::agents::opponent_from_spec(s, r, &crate::agents::Registry::builtin())
+        };
         let values = [
             ("rules", "oware3"),
             ("num_boards", "7"),
@@ -907,7 +917,9 @@ mod option_tests {
 
     #[test]
     fn bad_values_name_the_option() {
-        let reg = Registry::builtin();
+        let reg = |s: &str, r: &Rules| {
+            crate::agents::opponent_from_spec(s, r, &crate::agents::Registry::builtin())
+        };
         let mut c = EnvConfig::default();
         for (k, v, words) in [
             ("num_boards", "0", "num_boards"),

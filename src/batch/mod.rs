@@ -118,7 +118,7 @@ pub mod team;
 pub use buffers::{BatchAction, StepBuffers, StepOutput};
 pub use config::{
     find_option, BatchConfig, EnvConfig, IllegalActionPolicy, ObsDtype, ObsMode, Opening,
-    OptionDef, OptionKind, ResetMode, FLAVOURS, MAX_BOARDS, MAX_THREADS, OPTIONS,
+    OptionDef, OptionKind, ReadOpponent, ResetMode, FLAVOURS, MAX_BOARDS, MAX_THREADS, OPTIONS,
 };
 pub use observation::{encode_state, ObsEncoding, ObsValue};
 pub use opponent::{League, Opponent, Policy};

@@ -12,6 +12,6 @@ pub mod game;
 pub mod history;
 pub mod notation;
 pub mod perft;
-pub mod presets;
 pub mod rules;
+pub use rules::presets;
 pub mod state;

@@ -576,6 +576,9 @@ fn read_options(
         }
     }
     let registry = crate::agents::Registry::available();
+    let read_opponent = |spec: &str, rules: &crate::Rules| {
+        crate::agents::opponent_from_spec(spec, rules, &registry)
+    };
     let mut cfg = EnvConfig::default();
     let mut callable = None;
     for opt in OPTIONS.iter().filter(|o| o.takes(flavour)) {
@@ -589,10 +592,11 @@ fn read_options(
             }
             (_, Some(v)) => {
                 let text = kinds::text_of(opt, v, flavour)?;
-                (opt.parse)(&mut cfg, &text, &registry).map_err(value_error)?;
+                (opt.parse)(&mut cfg, &text, &read_opponent).map_err(value_error)?;
             }
             (_, None) if opt.default_for(flavour) != opt.default => {
-                (opt.parse)(&mut cfg, opt.default_for(flavour), &registry).map_err(value_error)?;
+                (opt.parse)(&mut cfg, opt.default_for(flavour), &read_opponent)
+                    .map_err(value_error)?;
             }
             (_, None) => {}
         }

@@ -24,7 +24,10 @@ pub const MAX_PITS: usize = 16;
 /// Most players a game may have.
 pub const MAX_PLAYERS: usize = 6;
 
-pub use crate::presets::{find_preset, presets, Preset, PresetDef, PRESET_SPECS};
+/// The preset table: every named rule set (a part of the rules: a [`Rules`] names its preset).
+pub mod presets;
+
+pub use presets::{find_preset, presets, Preset, PresetDef, PRESET_SPECS};
 
 /// How seeds are sown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -239,7 +242,7 @@ impl Rules {
 
     /// Multi-player Owaré of `002_*` for 2, 3, 4 or 6 players (12 holes split among them).
     pub fn oware(players: u8) -> Result<Rules> {
-        match crate::presets::family_member("oware", players) {
+        match presets::family_member("oware", players) {
             Some(def) if Preset::oware(players).is_some() => Ok(def.rules()),
             _ => Err(AwaleError::InvalidRules(format!(
                 "owaré is played by 2, 3, 4 or 6 players, not {players}"
@@ -375,12 +378,12 @@ impl Rules {
 
     /// The entry of the preset table these rules are written against: the member of the
     /// preset's family with this player count, or the preset itself.
-    fn base_preset(&self) -> &'static crate::presets::PresetDef {
+    fn base_preset(&self) -> &'static presets::PresetDef {
         let def = self.preset.def();
         if (def.build)().players == self.players {
             return def;
         }
-        crate::presets::family_member(def.family, self.players).unwrap_or(def)
+        presets::family_member(def.family, self.players).unwrap_or(def)
     }
 }
 
@@ -736,9 +739,9 @@ pub const OPTION_KEYS: [&str; RULES_OPTIONS.len()] = {
 };
 
 fn base_rules(name: &str) -> Result<Rules> {
-    crate::presets::find_preset(name)
+    presets::find_preset(name)
         .map(|def| def.rules())
-        .ok_or_else(|| crate::presets::unknown_preset(name))
+        .ok_or_else(|| presets::unknown_preset(name))
 }
 
 impl FromStr for Rules {
@@ -761,14 +764,14 @@ impl FromStr for Rules {
         // member (houses = 12 / players): apply it first so that the other options, wherever
         // they are written, apply on top of it.
         let family = rules.preset.def().family;
-        let counts = crate::presets::family_players(family);
+        let counts = presets::family_players(family);
         if counts.len() > 1 {
             for &(part, _, v) in pairs.iter().filter(|p| p.1 == "players") {
                 let n: u8 = v.parse().map_err(|_| AwaleError::BadOption {
                     option: part.to_string(),
                     reason: format!("'{v}' is not a whole number"),
                 })?;
-                let member = crate::presets::family_member(family, n).ok_or_else(|| {
+                let member = presets::family_member(family, n).ok_or_else(|| {
                     let list: Vec<String> = counts.iter().map(u8::to_string).collect();
                     AwaleError::BadOption {
                         option: part.to_string(),

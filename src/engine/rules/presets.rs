@@ -23,8 +23,8 @@ use std::sync::RwLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::Rules;
 use crate::error::{AwaleError, Result};
-use crate::rules::Rules;
 
 /// One named rule set of the preset table.
 #[derive(Debug, Clone, Copy)]
@@ -106,7 +106,7 @@ pub static BUILTIN_PRESETS: [PresetDef; 8] = [
         title: "Oware2",
         summary: "multi-player Owaré (doc 002) for 2: relay sowing, capture of a hole brought to 4, owner's out-of-turn captures, ends at <= 4 seeds",
         document: "002",
-        build: || crate::rules::oware_rules(2),
+        build: || super::oware_rules(2),
     },
     PresetDef {
         spec: "oware3",
@@ -115,7 +115,7 @@ pub static BUILTIN_PRESETS: [PresetDef; 8] = [
         title: "Oware3",
         summary: "multi-player Owaré (doc 002) for 3 players on 3 x 4 houses",
         document: "002",
-        build: || crate::rules::oware_rules(3),
+        build: || super::oware_rules(3),
     },
     PresetDef {
         spec: "oware4",
@@ -124,7 +124,7 @@ pub static BUILTIN_PRESETS: [PresetDef; 8] = [
         title: "Oware4",
         summary: "multi-player Owaré (doc 002) for 4 players on 4 x 3 houses",
         document: "002",
-        build: || crate::rules::oware_rules(4),
+        build: || super::oware_rules(4),
     },
     PresetDef {
         spec: "oware6",
@@ -133,7 +133,7 @@ pub static BUILTIN_PRESETS: [PresetDef; 8] = [
         title: "Oware6",
         summary: "multi-player Owaré (doc 002) for 6 players on 6 x 2 houses",
         document: "002",
-        build: || crate::rules::oware_rules(6),
+        build: || super::oware_rules(6),
     },
 ];
 
