@@ -343,11 +343,18 @@ _ROW_OFFSETS = (np.array([1, 2, 4, 8, 16, 32]) * _TABLE_WIDTH).astype(np.uint16)
 
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of a ``(n, houses)`` 0/1 mask (action 0 on
-    an all-zero row), vectorised: ``envs.step(sample_legal(info["action_mask"], rng))``."""
+    """One uniformly random legal action per row of a ``(n, houses)`` 0/1 mask, vectorised:
+    ``envs.step(sample_legal(info["action_mask"], rng))``. A row with no legal action (all
+    zeros) is a ``ValueError`` naming the rows: there is no move to sample."""
     mask = np.asarray(mask)
     if mask.ndim == 1:
         return sample_legal(mask[None, :], rng)[0]
+    if mask.ndim != 2:
+        raise ValueError(f"the mask must be (houses,) or (n, houses), got shape {mask.shape}")
+    empty = np.flatnonzero(~(mask > 0).any(axis=1))
+    if empty.size:
+        rows = ", ".join(str(i) for i in empty[:10]) + (", ..." if empty.size > 10 else "")
+        raise ValueError(f"no legal action to sample in row(s) {rows} of the mask (all zeros)")
     n, houses = mask.shape
     if n >= 256 and houses <= 6 and mask.dtype.itemsize == 1:
         # Large batches: the mask's bits pick a row of a table of uniform picks.

@@ -285,6 +285,19 @@ def test_sample_legal_is_uniform_over_legal_moves(n):
     assert awale.sample_legal(np.array([0, 0, 0, 1, 0, 0], dtype=np.int8), rng) == 3
 
 
+@pytest.mark.parametrize("n", [1, 300])
+def test_sample_legal_refuses_a_row_without_legal_moves(n):
+    rng = np.random.default_rng(0)
+    mask = np.ones((n, 6), dtype=np.int8)
+    mask[n - 1] = 0
+    with pytest.raises(ValueError, match=f"row\\(s\\) {n - 1} of the mask"):
+        awale.sample_legal(mask, rng)
+    with pytest.raises(ValueError, match="no legal action"):
+        awale.sample_legal(np.zeros(6, dtype=np.int8), rng)
+    with pytest.raises(ValueError, match="shape"):
+        awale.sample_legal(np.ones((2, 2, 6), dtype=np.int8), rng)
+
+
 def test_step_before_reset_and_after_close_are_refused():
     env = AwaleVectorEnv(2, "abapa")
     with pytest.raises(gym.error.ResetNeeded, match="reset"):
