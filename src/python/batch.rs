@@ -17,8 +17,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
+use super::callable_policy::CallablePolicy;
 use super::game::{ObsDtype as GameDtype, PyState};
-use super::opponent::CallablePolicy;
 use super::{rules_arg, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{
     find_option, Batch, BatchConfig, EnvConfig, ObsDtype, ObsValue, Opponent, OptionDef,

@@ -19,9 +19,9 @@
 //! of the wrong type become `TypeError`s. Nothing panics across the boundary on bad input.
 
 mod batch;
+mod callable_policy;
 mod cli;
 mod game;
-mod opponent;
 mod tablebase;
 mod tournament;
 mod trainer;
