@@ -583,7 +583,7 @@ const MAX_THREADS_I: i64 = MAX_THREADS as i64;
 /// Adding an option is one entry here plus its behaviour (a [`EnvConfig`] field and what reads
 /// it); the Python `Batch` keyword, its pickling, `awale.EnvSpec`, the environments' keywords and
 /// docs follow from the entry.
-pub static OPTIONS: [OptionDef; 14] = [
+pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         key: "rules",
         kind: OptionKind::Rules,
@@ -868,7 +868,7 @@ mod option_tests {
             crate::agents::opponent_from_spec(s, r, &crate::agents::Registry::builtin())
         };
         let fresh = EnvConfig::default();
-        for o in &OPTIONS {
+        for o in OPTIONS {
             assert_eq!((o.print)(&fresh), o.default, "{}: default", o.key);
             for flavour in FLAVOURS {
                 let mut c = EnvConfig::default();
@@ -907,7 +907,7 @@ mod option_tests {
         }
         c.batch.validate().unwrap();
         let mut again = EnvConfig::default();
-        for o in &OPTIONS {
+        for o in OPTIONS {
             again.set(o.key, &c.get(o.key).unwrap(), &reg).unwrap();
         }
         for (k, v) in values {

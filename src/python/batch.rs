@@ -423,7 +423,21 @@ mod kinds {
                     )))
                 }
             },
-            OptionKind::Bool => obj.is_truthy()?.to_string(),
+            // A bool (Python's or NumPy's), never any truthy object: `copy="no"` is an error,
+            // not `True`.
+            OptionKind::Bool
+                if obj.is_instance_of::<pyo3::types::PyBool>()
+                    || matches!(type_name(obj).as_str(), "bool_" | "bool") =>
+            {
+                obj.is_truthy()?.to_string()
+            }
+            OptionKind::Bool => {
+                return Err(PyTypeError::new_err(format!(
+                    "{key} must be a bool, got {} ({})",
+                    obj.repr()?,
+                    type_name(obj)
+                )))
+            }
             OptionKind::Opening if obj.is_none() => default(),
             OptionKind::Opening => opening_text(obj)?,
             OptionKind::Opponent if obj.is_none() => "self".into(),

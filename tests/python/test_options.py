@@ -170,7 +170,9 @@ def test_envspec_checks_come_from_the_table():
     for bad, exc, words in [
         (dict(threads=-1), ValueError, "threads"),
         (dict(threads="1"), TypeError, "threads"),
-        (dict(copy="yes", obs_mode=3), TypeError, "obs_mode"),
+        (dict(copy="yes"), TypeError, "copy must be a bool"),
+        (dict(copy=1), TypeError, "copy must be a bool"),
+        (dict(obs_mode=3), TypeError, "obs_mode"),
         (dict(illegal="maybe"), ValueError, "illegal"),
         (dict(opening=(5, 2)), ValueError, "opening"),
         (dict(learner_seat=2), ValueError, "seat"),
