@@ -42,6 +42,8 @@ pub mod batch;
 pub mod bench;
 pub mod elo;
 pub mod endgame;
+pub mod matchplay;
+pub mod sprt;
 pub mod tablebase;
 pub mod tournament;
 

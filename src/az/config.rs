@@ -181,6 +181,11 @@ pub struct EvalConfig {
 pub struct CheckpointConfig {
     /// Write a checkpoint every this many iterations (and always at the end).
     pub every: u64,
+    /// Keep a *generation* every this many iterations (0 = none): a network-only file
+    /// `OUT/generations/gen-NNNNNN.ckpt` (the network, the config and the counters: iteration,
+    /// games, self-play positions, gradient steps, wall time; no optimiser, replay buffer or
+    /// games in progress) that plays as `nn:path=…` and that `awale ladder` rates.
+    pub generations_every: u64,
 }
 
 impl Default for TrainConfig {
@@ -312,7 +317,10 @@ impl Default for EvalConfig {
 
 impl Default for CheckpointConfig {
     fn default() -> Self {
-        CheckpointConfig { every: 5 }
+        CheckpointConfig {
+            every: 5,
+            generations_every: 0,
+        }
     }
 }
 

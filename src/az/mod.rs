@@ -49,6 +49,7 @@ use crate::error::AwaleError;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
+pub mod generations;
 pub mod network;
 pub mod remote;
 pub mod search;

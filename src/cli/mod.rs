@@ -3,6 +3,9 @@
 use clap::{Parser, Subcommand};
 
 mod bench;
+#[cfg(feature = "train")]
+mod ladder;
+mod matchplay;
 mod perft;
 mod play;
 mod rules;
@@ -40,6 +43,9 @@ pub enum Command {
     Bench(bench::Args),
     /// Run a round-robin or gauntlet tournament between agents and rate them (Elo).
     Tournament(tournament::Args),
+    /// Play two agents against each other: a fixed number of games (Elo, interval, LOS) or a
+    /// sequential probability ratio test that stops when it knows (fishtest's SPRT).
+    Match(matchplay::Args),
     /// Endgame tables: build them (retrograde analysis) and probe positions (perfect play).
     Tablebase(tablebase::Args),
     /// Score each move of a game record that the endgame table covers against perfect play.
@@ -48,6 +54,9 @@ pub enum Command {
     /// its JSON API).
     #[cfg(feature = "serve")]
     Serve(serve::Args),
+    /// Rate the network generations of training runs and anchor agents on one Elo scale.
+    #[cfg(feature = "train")]
+    Ladder(ladder::Args),
     /// Train a policy/value network by self-play (AlphaZero family), then evaluate it.
     #[cfg(feature = "train")]
     Train(train::Args),
@@ -64,6 +73,9 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Tournament(a) => tournament::run(a),
         Command::Tablebase(a) => tablebase::run(a),
         Command::Analyze(a) => tablebase::analyze(a),
+        Command::Match(a) => matchplay::run(a),
+        #[cfg(feature = "train")]
+        Command::Ladder(a) => ladder::run(a),
         #[cfg(feature = "serve")]
         Command::Serve(a) => serve::run(a),
         #[cfg(feature = "train")]

@@ -189,7 +189,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// `K/N` with `K < N`.
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+pub(crate) fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     let (k, n) = text
         .split_once('/')
         .ok_or_else(|| format!("'{text}': write the shard as K/N, e.g. 0/4"))?;

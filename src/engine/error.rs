@@ -104,6 +104,10 @@ pub enum AwaleError {
     /// A tournament that cannot be set up, resumed or rated.
     #[error("tournament: {0}")]
     Tournament(String),
+    /// A match or sequential test that cannot be set up (bad SPRT bounds, an odd number of
+    /// games, rules for more than two players).
+    #[error("match: {0}")]
+    Match(String),
     /// An endgame table that cannot be built, opened or probed (a corrupt or foreign file, a
     /// position it does not cover).
     #[error("tablebase: {0}")]

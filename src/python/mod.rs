@@ -180,7 +180,9 @@ pub(crate) fn value_error(e: AwaleError) -> PyErr {
                 x::AgentError::new_err(message),
                 vec![("agent", text(agent)), ("reason", text(reason))],
             ),
-            AwaleError::Tournament(_) => (x::TournamentError::new_err(message), vec![]),
+            AwaleError::Tournament(_) | AwaleError::Match(_) => {
+                (x::TournamentError::new_err(message), vec![])
+            }
             AwaleError::Tablebase(_) => (x::ConfigError::new_err(message), vec![]),
             AwaleError::Io { path, reason } => (
                 x::AwaleError::new_err(message),
@@ -431,6 +433,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_tournament, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::run_match, m)?)?;
     m.add("HAS_TRAINER", trainer::HAS_TRAINER)?;
     m.add_class::<trainer::PySelfPlayWorker>()?;
     m.add_function(wrap_pyfunction!(trainer::train, m)?)?;

@@ -61,9 +61,11 @@ struct Failure {
 /// What every agent of one tournament shares with the waiting thread; the tournament's
 /// observer.
 #[derive(Default)]
-struct Shared {
+pub(crate) struct Shared {
     /// Set on Ctrl-C or when the progress callback stops the run.
     stop: AtomicBool,
+    /// The last `done` shown to the progress callback (`usize::MAX`: none).
+    shown: AtomicUsize,
     /// Games finished (all runs).
     done: AtomicUsize,
     /// Games scheduled (0 until the run starts).
@@ -355,6 +357,22 @@ fn entrant(
 }
 
 /// The report as JSON for `awale.TournamentResult`.
+/// One game as a dict (its record as text).
+fn game_json(g: &GameResult) -> Value {
+    json!({
+        "index": g.index,
+        "pairing": g.pairing,
+        "opening": g.opening,
+        "seats": g.seats,
+        "scores": g.scores,
+        "points": g.points,
+        "end": g.end,
+        "plies": g.plies,
+        "opening_plies": g.opening_plies,
+        "record": g.record.to_string(),
+    })
+}
+
 fn report_json(report: &TournamentReport, anchor_rating: f64) -> Value {
     let n = report.agents.len();
     let ratings: Vec<Value> = report
@@ -375,30 +393,13 @@ fn report_json(report: &TournamentReport, anchor_rating: f64) -> Value {
         })
         .collect();
     let los = report.los.clone().unwrap_or_else(|| vec![vec![None; n]; n]);
-    let games: Vec<Value> = report
-        .games
-        .iter()
-        .map(|g| {
-            json!({
-                "index": g.index,
-                "pairing": g.pairing,
-                "opening": g.opening,
-                "seats": g.seats,
-                "scores": g.scores,
-                "points": g.points,
-                "end": g.end,
-                "plies": g.plies,
-                "opening_plies": g.opening_plies,
-                "record": g.record.to_string(),
-            })
-        })
-        .collect();
+    let games: Vec<Value> = report.games.iter().map(game_json).collect();
     json!({
         "rules": report.rules,
         "format": report.format.to_string(),
         "gauntlet": match &report.format {
             Format::Gauntlet(g) => Some(g.clone()),
-            Format::RoundRobin => None,
+            Format::RoundRobin | Format::Pairings(_) => None,
         },
         "names": report.agents,
         "games": report.games_played,
@@ -560,17 +561,43 @@ pub(crate) fn run_tournament(
     cfg.shard = shard;
     cfg.game_rules().map_err(value_error)?;
 
-    // Play on a thread of its own; this one waits with the GIL released, waking up to report
-    // progress and to check for Ctrl-C. Both stop the run through the observer (`shared`).
+    let report = run_in_background(
+        py,
+        shared.clone(),
+        progress,
+        "tournament",
+        move |observer| run_observed(&cfg, &entrants, observer),
+    )?;
+    if let Some(cb) = progress {
+        if !report.stopped && report.games_played != shared.shown.load(Ordering::SeqCst) {
+            cb.call1((report.games_played, report.games_scheduled))?;
+        }
+    }
+    Ok(json!(report_json(&report, anchor_rating)).to_string())
+}
+
+/// Runs `job` (a tournament, a match, a ladder) on a thread of its own with `shared` as its
+/// observer, while this thread waits with the GIL released, waking up every 100 ms to report
+/// progress to `progress(done, scheduled)` and to check for Ctrl-C. Both stop the run through
+/// the observer: Ctrl-C or an exception in the callback is raised once the run has stopped, the
+/// callback returning `False` ends it cleanly with its result. A callable's failure is raised
+/// as the callable's own error (see the module docs).
+pub(crate) fn run_in_background<T: Send + 'static>(
+    py: Python<'_>,
+    shared: Arc<Shared>,
+    progress: Option<&Bound<'_, PyAny>>,
+    what: &str,
+    job: impl FnOnce(&Shared) -> Result<T> + Send + 'static,
+) -> PyResult<T> {
     let (tx, rx) = mpsc::channel();
-    let (entrants2, shared2) = (entrants, shared.clone());
+    let shared2 = shared.clone();
     let handle = std::thread::Builder::new()
-        .name("awale-tournament".into())
+        .name(format!("awale-{what}"))
         .spawn(move || {
-            let r = run_observed(&cfg, &entrants2, &*shared2);
+            let r = job(&shared2);
             let _ = tx.send(r);
         })
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tournament: {e}")))?;
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the {what}: {e}")))?;
     let mut rx = rx;
     // An exception to raise once the run has stopped (Ctrl-C, or raised by the callback).
     let mut stop: Option<PyErr> = None;
@@ -610,36 +637,94 @@ pub(crate) fn run_tournament(
             stop = Some(e);
         }
     };
+    shared.shown.store(shown, Ordering::SeqCst);
     let joined = py.detach(move || handle.join());
     if let Some(e) = stop {
         return Err(e);
     }
-    let report = match (result, joined) {
-        (Some(Ok(report)), _) => report,
+    match (result, joined) {
+        (Some(Ok(report)), _) => Ok(report),
         (Some(Err(err)), _) => {
             let failure = shared.take_failure(&err);
-            return Err(run_error(py, err, failure));
+            Err(run_error(py, err, failure))
         }
         (None, Err(panic)) => {
-            let what = panic
+            let what_failed = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown error".into());
-            return Err(PyRuntimeError::new_err(format!(
-                "the tournament stopped on an internal error: {what}"
-            )));
+            Err(PyRuntimeError::new_err(format!(
+                "the {what} stopped on an internal error: {what_failed}"
+            )))
         }
-        (None, Ok(())) => {
-            return Err(PyRuntimeError::new_err(
-                "the tournament stopped without a result",
-            ))
-        }
-    };
-    if let Some(cb) = progress {
-        if !report.stopped && report.games_played != shown {
-            cb.call1((report.games_played, report.games_scheduled))?;
-        }
+        (None, Ok(())) => Err(PyRuntimeError::new_err(format!(
+            "the {what} stopped without a result"
+        ))),
     }
-    Ok(json!(report_json(&report, anchor_rating)).to_string())
+}
+
+/// Plays a match between two agents (see `awale.match`) and returns its report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (
+    a, b, *, rules, games, sprt, openings, seed, threads, max_plies, out, obs, limit,
+    progress, shard = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_match(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    rules: &Bound<'_, PyAny>,
+    games: usize,
+    sprt: Option<&str>,
+    openings: u32,
+    seed: &Bound<'_, PyAny>,
+    threads: usize,
+    max_plies: u32,
+    out: Option<PathBuf>,
+    obs: &str,
+    limit: Option<usize>,
+    progress: Option<&Bound<'_, PyAny>>,
+    shard: Option<(usize, usize)>,
+) -> PyResult<String> {
+    use crate::matchplay::{run_match_observed, MatchConfig};
+    let rules = rules_arg(rules)?;
+    let seed = seed_arg(seed)?;
+    let enc: ObsEncoding = obs.parse().map_err(value_error)?;
+    enc.validate().map_err(value_error)?;
+    let ea = entry_arg(a, "a", "python_a")?;
+    let eb = entry_arg(b, "b", "python_b")?;
+    if ea.name() == eb.name() {
+        return Err(PyValueError::new_err(format!(
+            "both agents are named '{}'; give one a name (a (name, agent) tuple or name=...)",
+            ea.name()
+        )));
+    }
+    let shared = Arc::new(Shared::default());
+    let registry = crate::agents::Registry::available();
+    let mut locks = Vec::new();
+    let ea = entrant(py, &ea, &registry, &rules, enc, &shared, &mut locks)?;
+    let eb = entrant(py, &eb, &registry, &rules, enc, &shared, &mut locks)?;
+    let mut cfg = MatchConfig::new(rules);
+    cfg.games = games;
+    cfg.sprt = sprt
+        .map(str::parse::<crate::sprt::SprtConfig>)
+        .transpose()
+        .map_err(value_error)?;
+    cfg.openings = openings;
+    cfg.max_plies = max_plies;
+    cfg.seed = seed;
+    cfg.threads = threads;
+    cfg.out = out;
+    cfg.game_limit = limit;
+    cfg.shard = shard;
+    cfg.rules_checked().map_err(value_error)?;
+    let report = run_in_background(py, shared, progress, "match", move |observer| {
+        run_match_observed(&cfg, &ea, &eb, observer, &|_| {})
+    })?;
+    let mut v = serde_json::to_value(&report)
+        .map_err(|e| PyRuntimeError::new_err(format!("the match's report: {e}")))?;
+    v["game_results"] = Value::Array(report.game_results.iter().map(game_json).collect());
+    Ok(v.to_string())
 }

@@ -171,6 +171,9 @@ pub enum Format {
     RoundRobin,
     /// Only the sets that include the named entrant.
     Gauntlet(String),
+    /// Only these pairs of entrants (by name, in this order; 2-player rules), e.g. the
+    /// neighbours and anchors of a rating ladder.
+    Pairings(Vec<(String, String)>),
 }
 
 impl std::fmt::Display for Format {
@@ -178,6 +181,7 @@ impl std::fmt::Display for Format {
         match self {
             Format::RoundRobin => write!(f, "round-robin"),
             Format::Gauntlet(g) => write!(f, "gauntlet of {g}"),
+            Format::Pairings(p) => write!(f, "{} chosen pairings", p.len()),
         }
     }
 }

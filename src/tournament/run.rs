@@ -68,6 +68,12 @@ pub trait TournamentObserver: Sync {
         let _ = progress;
     }
 
+    /// The games already played, loaded from the output folder (a resumed run; called once,
+    /// before [`started`](Self::started), with no games for a fresh run).
+    fn resumed(&self, games: &[GameResult]) {
+        let _ = games;
+    }
+
     /// `game` has finished (and is saved in the output folder, if any); `progress.done` counts
     /// it.
     fn game_finished(&self, game: &GameResult, progress: Progress) {
@@ -256,6 +262,7 @@ pub fn run_observed(
     if let Some(limit) = cfg.game_limit {
         pending.truncate(limit);
     }
+    observer.resumed(&done);
     observer.started(Progress {
         done: done.len(),
         scheduled: sched.len(),

@@ -50,16 +50,42 @@ pub fn schedule(cfg: &TournamentConfig, names: &[String]) -> Result<Vec<Schedule
             "games per pairing must be at least 1".into(),
         ));
     }
-    let must = match &cfg.format {
-        Format::RoundRobin => None,
-        Format::Gauntlet(g) => Some(names.iter().position(|x| x == g).ok_or_else(|| {
-            AwaleError::Tournament(format!("the gauntlet agent '{g}' is not among the agents"))
-        })?),
+    let find = |name: &str| {
+        names
+            .iter()
+            .position(|x| x == name)
+            .ok_or_else(|| AwaleError::Tournament(format!("'{name}' is not among the agents")))
     };
-    let pairings: Vec<Vec<usize>> = combinations(n, k)
-        .into_iter()
-        .filter(|c| must.is_none_or(|g| c.contains(&g)))
-        .collect();
+    let pairings: Vec<Vec<usize>> = match &cfg.format {
+        Format::RoundRobin => combinations(n, k),
+        Format::Gauntlet(g) => {
+            let g = find(g).map_err(|_| {
+                AwaleError::Tournament(format!("the gauntlet agent '{g}' is not among the agents"))
+            })?;
+            combinations(n, k)
+                .into_iter()
+                .filter(|c| c.contains(&g))
+                .collect()
+        }
+        Format::Pairings(pairs) => {
+            if k != 2 {
+                return Err(AwaleError::Tournament(format!(
+                    "chosen pairings are for 2-player rules, these have {k} players"
+                )));
+            }
+            let mut out = Vec::with_capacity(pairs.len());
+            for (a, b) in pairs {
+                let (i, j) = (find(a)?, find(b)?);
+                if i == j {
+                    return Err(AwaleError::Tournament(format!(
+                        "'{a}' cannot be paired with itself"
+                    )));
+                }
+                out.push(vec![i, j]);
+            }
+            out
+        }
+    };
     let mut out = Vec::with_capacity(pairings.len() * cfg.games);
     for (p, combo) in pairings.iter().enumerate() {
         for j in 0..cfg.games {

@@ -28,6 +28,7 @@ pub mod calibration;
 pub mod distributed;
 pub mod evaluation;
 pub mod inference;
+pub mod ladder;
 pub mod logging;
 pub mod loss;
 pub mod metrics;

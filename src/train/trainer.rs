@@ -116,6 +116,23 @@ impl Trainer {
         Ok(t)
     }
 
+    /// The network as it stands as a generation: a checkpoint with the network, the config and
+    /// the counters only ([`crate::az::generations`]).
+    pub fn generation(&self, elapsed: f64) -> TrainResult<Checkpoint> {
+        let mut counters = self.counters;
+        counters.elapsed = elapsed;
+        Ok(Checkpoint {
+            config: self.cfg.clone(),
+            counters,
+            rng: RngState::of(&self.rng),
+            model: self.weights()?,
+            optimizer: Vec::new(),
+            replay: Vec::new(),
+            selfplay: Vec::new(),
+            extra: String::new(),
+        })
+    }
+
     /// The checkpoint of the run as it stands.
     pub fn checkpoint(&self, elapsed: f64) -> TrainResult<Checkpoint> {
         let model = self.weights()?;

@@ -9,7 +9,8 @@
 //! in the replay buffer, then `steps_per_iteration` gradient steps on minibatches drawn uniformly
 //! from the buffer (none until it holds `min_replay` samples). Every `eval.every` iterations the
 //! network plays the built-in agents; every `checkpoint.every` iterations (and at the end) a
-//! checkpoint is written. Losses: policy cross-entropy against the search's policy, value mean
+//! checkpoint is written; every `checkpoint.generations_every` iterations (and at the start and
+//! the end) a network-only *generation* ([`crate::az::generations`]). Losses: policy cross-entropy against the search's policy, value mean
 //! squared error against the game result (optionally mixed with the search value), and the
 //! auxiliary score-difference mean squared error; AdamW with decoupled weight decay; the learning
 //! rate follows [`TrainConfig::lr_at`] (warm-up, then constant, cosine or step).
@@ -27,6 +28,7 @@ use super::evaluation::periodic_eval;
 use super::logging::Logger;
 use super::metrics::log_eval;
 use super::{TrainConfig, TrainError, TrainResult};
+use crate::az::generations;
 use crate::az::remote::{self, RemoteSelfPlay};
 
 // What this file held before it was split, at its old paths (`awale::train::training::Trainer`).
@@ -85,6 +87,13 @@ pub fn checkpoint_path(out: &Path) -> PathBuf {
     out.join("checkpoint.ckpt")
 }
 
+/// Writes the network as it stands as a generation of run folder `out`
+/// ([`crate::az::generations`]).
+fn write_generation(trainer: &Trainer, out: &Path, elapsed: f64) -> TrainResult<()> {
+    let ckpt = trainer.generation(elapsed)?;
+    ckpt.write(&generations::generation_path(out, ckpt.counters.iteration))
+}
+
 /// Runs (or resumes) a training run in `opts.out` (see the [module docs](self)).
 pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
     run_with(cfg, opts, None)
@@ -133,6 +142,10 @@ pub fn run_with(
     } else {
         indicatif::ProgressBar::hidden()
     };
+    let generations = cfg.checkpoint.generations_every;
+    if generations > 0 && trainer.counters.iteration == 0 {
+        write_generation(&trainer, &opts.out, elapsed_before)?;
+    }
     let mut summary = RunSummary {
         resumed,
         checkpoint: ckpt_path.clone(),
@@ -187,6 +200,13 @@ pub fn run_with(
                 eprint!("{}", r.table());
             }
         }
+        if generations > 0 && step % generations == 0 {
+            write_generation(
+                &trainer,
+                &opts.out,
+                elapsed_before + start.elapsed().as_secs_f64(),
+            )?;
+        }
         if cfg.checkpoint.every > 0 && step % cfg.checkpoint.every == 0 {
             if let Some(r) = remote.as_deref_mut() {
                 trainer.gather_remote(r)?;
@@ -207,6 +227,10 @@ pub fn run_with(
         trainer.gather_remote(r)?;
     }
     let elapsed = elapsed_before + start.elapsed().as_secs_f64();
+    let last_generation = generations::generation_path(&opts.out, trainer.counters.iteration);
+    if generations > 0 && !last_generation.exists() {
+        write_generation(&trainer, &opts.out, elapsed)?;
+    }
     trainer.checkpoint(elapsed)?.write(&ckpt_path)?;
     if opts.final_eval && !(cfg.eval.opponents.is_empty() && cfg.eval.final_opponents.is_empty()) {
         let r = periodic_eval(&mut trainer, &cfg, true)?;

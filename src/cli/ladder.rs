@@ -1,0 +1,102 @@
+//! `awale ladder`: the network generations of training runs and anchor agents on one Elo scale.
+
+use std::path::PathBuf;
+
+use awale::tournament::ProgressBar;
+use awale::train::ladder::{run_ladder, LadderConfig};
+
+const AFTER_HELP: &str = "\
+Rates the generations that `awale train` keeps every checkpoint.generations_every iterations
+(RUN/generations/gen-NNNNNN.ckpt) of one or more runs, and the anchor agents, on one Elo scale:
+maximum likelihood with 95% intervals, the first anchor at 0 (else the first generation).
+
+Pairings grow linearly with the generations: each generation plays the next two of its run and
+every anchor, and the anchors play each other (without anchors, generation i of each run also
+plays generation i of the next run). Each pairing plays GAMES games, every opening from both
+seats. The games run on every core and go to OUT/games.jsonl as they end: the same command
+resumes a killed ladder, with the same result as one run whole.
+
+Writes OUT/ladder.csv and ladder.json (run, iteration, self-play games and positions, gradient
+steps, wall time, Elo, interval), OUT/ladder.svg (Elo against iteration, wall time and
+self-play positions, one line per run, the anchors as dashed lines) and TensorBoard scalars in
+OUT/tb (tensorboard --logdir OUT/tb). From Python: awale.ladder(...), with backend=\"ray\".
+
+Examples:
+  awale ladder runs/abapa --anchors alphabeta:depth=2,alphabeta:depth=4,alphabeta:depth=6 --out runs/abapa-ladder
+  awale ladder runs/gumbel runs/puct --anchors greedy,alphabeta:depth=4 --games 20 --sims 64 --out runs/ladder2";
+
+/// Arguments of `awale ladder`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// Run folders of `awale train` (trained with checkpoint.generations_every > 0).
+    #[arg(value_name = "RUN", required = true)]
+    pub runs: Vec<PathBuf>,
+    /// Anchor agents, as specs separated by commas (e.g. greedy,alphabeta:depth=4).
+    #[arg(long, value_name = "SPECS")]
+    pub anchors: Option<String>,
+    /// Output folder (games, results, table, picture); resumable.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Games per pairing (even).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub games: usize,
+    /// Simulations per move of the generations (nn:…,sims=N).
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub sims: u32,
+    /// Random plies of each opening.
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub openings: u32,
+    /// Cut games off after this many plies, adjudicated by the stores (0 = the rules' limit).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_plies: u32,
+    /// The seed.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Worker threads (0 = one per core).
+    #[arg(long, default_value_t = 0, value_name = "T")]
+    pub threads: usize,
+    /// Play at most N new games in this run (resume later with the same command).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Play only shard K of N (the games whose index is K modulo N).
+    #[arg(long, value_name = "K/N", value_parser = super::tournament::parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// No progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let mut cfg = LadderConfig::new(args.runs, args.out.clone());
+    if let Some(a) = &args.anchors {
+        cfg.anchors = vec![a.clone()];
+    }
+    cfg.games = args.games;
+    cfg.sims = args.sims;
+    cfg.openings = args.openings;
+    cfg.max_plies = args.max_plies;
+    cfg.seed = args.seed;
+    cfg.threads = args.threads;
+    cfg.game_limit = args.limit;
+    cfg.shard = args.shard;
+    let report = run_ladder(
+        &cfg,
+        &awale::train::registry(),
+        &ProgressBar::new(!args.no_progress),
+    )?;
+    print!("{}", report.table());
+    println!(
+        "\n{} players, {} pairings, {} of {} games played; results in {} (ladder.csv, ladder.svg, tb/)",
+        report.entries.len(),
+        report.pairings,
+        report.tournament.games_played,
+        report.tournament.games_scheduled,
+        args.out.display()
+    );
+    if !report.tournament.complete {
+        println!("not finished: run the same command again to resume");
+    }
+    Ok(())
+}
