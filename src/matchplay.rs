@@ -423,3 +423,158 @@ pub fn run_match_observed(
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::notation::GameRecord;
+
+    /// A finished game `index` in which A (seat by the schedule: A sits first in even games)
+    /// scores `points`.
+    fn game(index: usize, points: f64) -> GameResult {
+        let seats = if index % 2 == 0 {
+            ["A", "B"]
+        } else {
+            ["B", "A"]
+        };
+        let a = if index % 2 == 0 { 0 } else { 1 };
+        let mut p = vec![0.0; 2];
+        p[a] = points;
+        p[1 - a] = 1.0 - points;
+        GameResult {
+            index,
+            pairing: 0,
+            opening: index / 2,
+            seats: seats.iter().map(|s| s.to_string()).collect(),
+            scores: vec![0, 0],
+            points: p,
+            end: "scripted".into(),
+            plies: 0,
+            opening_plies: 0,
+            record: GameRecord::from_game(&Game::new(Rules::abapa())),
+        }
+    }
+
+    /// A's points in game `i` of a scripted match (mostly wins: about +150 Elo).
+    fn scripted(i: usize) -> f64 {
+        [1.0, 0.5, 1.0, 0.0, 1.0, 1.0, 0.5, 1.0, 0.0, 1.0, 1.0, 0.5][(i * 5 + i / 3) % 12]
+    }
+
+    #[test]
+    fn scripted_results_stop_at_the_same_pair_whatever_the_order_of_arrival() {
+        let sprt = Some(SprtConfig::new(0.0, 100.0));
+        let mut in_order = Tally::new("A", 2000, sprt);
+        let mut stop_at = None;
+        for i in 0..2000 {
+            in_order.add(&game(i, scripted(i)));
+            if in_order.decision.is_some() && stop_at.is_none() {
+                stop_at = Some(i);
+            }
+        }
+        let stop_at = stop_at.expect("the test decides");
+        assert_eq!(in_order.decision, Some(Decision::AcceptH1));
+        // Counting stops at the decision: later games are recorded but not counted.
+        assert_eq!(in_order.pairs as usize * 2, stop_at + 1);
+        assert!(in_order.pairs < 1000);
+
+        // The same games arriving out of order (as from several threads): the same decision at
+        // the same pair, with the same counts.
+        let mut shuffled = Tally::new("A", 2000, sprt);
+        let mut order: Vec<usize> = (0..2000).collect();
+        for chunk in order.chunks_mut(7) {
+            chunk.reverse();
+        }
+        for &i in &order {
+            shuffled.add(&game(i, scripted(i)));
+        }
+        assert_eq!(
+            (shuffled.decision, shuffled.pairs, shuffled.counts),
+            (in_order.decision, in_order.pairs, in_order.counts)
+        );
+        // The decision is fishtest's: feeding the same pairs to a fresh test in order decides
+        // exactly at the last counted pair, not before.
+        let mut test = Sprt::new(SprtConfig::new(0.0, 100.0));
+        let mut c = Pentanomial::default();
+        for k in 0..in_order.pairs as usize {
+            c.add_pair(scripted(2 * k) + scripted(2 * k + 1));
+            let d = test.update(&c);
+            assert_eq!(d.is_some(), k + 1 == in_order.pairs as usize, "pair {k}");
+        }
+    }
+
+    #[test]
+    fn a_match_is_the_same_on_one_thread_two_threads_and_resumed() {
+        let rules = Rules::abapa();
+        let a = Entrant::from_spec_text("alphabeta:depth=2", &rules).unwrap();
+        let b = Entrant::from_spec_text("greedy", &rules).unwrap();
+        let mut cfg = MatchConfig::new(rules);
+        cfg.games = 200;
+        cfg.max_plies = 120;
+        cfg.sprt = Some(SprtConfig::new(0.0, 150.0));
+        cfg.threads = 1;
+        let one = run_match(&cfg, &a, &b).unwrap();
+        cfg.threads = 2;
+        let two = run_match(&cfg, &a, &b).unwrap();
+        // Two threads may finish games past the decision: they are not counted.
+        let key = |r: &MatchReport| {
+            (
+                r.verdict.clone(),
+                r.pairs,
+                r.pentanomial,
+                r.llr,
+                (r.wins, r.draws, r.losses),
+                r.game_results
+                    .iter()
+                    .map(|g| g.record.to_string())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert!(key(&one) == key(&two), "one thread and two differ");
+        assert!(one.verdict.ends_with("accepted"), "{}", one.verdict);
+
+        let dir = std::env::temp_dir().join(format!("awale-match-resume-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        cfg.out = Some(dir.clone());
+        cfg.game_limit = Some(5);
+        let mut runs = 0;
+        let resumed = loop {
+            let r = run_match(&cfg, &a, &b).unwrap();
+            runs += 1;
+            if r.verdict != "in progress" {
+                break r;
+            }
+            assert!(runs < 200);
+        };
+        assert!(runs > 1);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(key(&resumed) == key(&one), "resumed and whole differ");
+    }
+
+    #[test]
+    fn bad_matches_are_refused_with_the_reason() {
+        let rules = Rules::abapa();
+        let a = Entrant::from_spec_text("greedy", &rules).unwrap();
+        let b = Entrant::from_spec_text("random", &rules).unwrap();
+        let mut cfg = MatchConfig::new(rules);
+        cfg.games = 9;
+        assert!(run_match(&cfg, &a, &b)
+            .unwrap_err()
+            .to_string()
+            .contains("even"));
+        cfg.games = 10;
+        cfg.sprt = Some(SprtConfig::new(3.0, 1.0));
+        assert!(run_match(&cfg, &a, &b)
+            .unwrap_err()
+            .to_string()
+            .contains("below elo1"));
+        let three: Rules = "oware3".parse().unwrap();
+        let cfg = MatchConfig::new(three);
+        let a3 = Entrant::from_spec_text("greedy", &three).unwrap();
+        let b3 = Entrant::from_spec_text("random", &three).unwrap();
+        assert!(run_match(&cfg, &a3, &b3)
+            .unwrap_err()
+            .to_string()
+            .contains("2-player"));
+    }
+}

@@ -765,7 +765,11 @@ mod tests {
     fn wrong_decisions_stay_within_alpha_and_beta() {
         use rand::{Rng, SeedableRng};
         let cfg = SprtConfig::new(0.0, 40.0);
-        let matches = 300;
+        // More simulations for the figures of docs/experiments.md: AWALE_SPRT_SIMULATIONS=5000.
+        let matches: usize = std::env::var("AWALE_SPRT_SIMULATIONS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300);
         for (elo, wrong) in [(0.0, Decision::AcceptH1), (40.0, Decision::AcceptH0)] {
             let s = logistic_score(elo);
             let draw = 0.3;
@@ -799,6 +803,11 @@ mod tests {
             }
             let rate = errors as f64 / matches as f64;
             let bound = 0.05 + 3.0 * (0.05f64 * 0.95 / matches as f64).sqrt();
+            eprintln!(
+                "true Elo {elo}: {matches} simulated tests, wrong decisions {:.2}%, mean {:.0} pairs",
+                100.0 * rate,
+                total_pairs as f64 / matches as f64
+            );
             assert!(rate <= bound, "elo {elo}: wrong decisions {rate} > {bound}");
             assert!(total_pairs / matches as u64 > 50, "implausibly short tests");
         }
