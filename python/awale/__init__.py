@@ -18,6 +18,9 @@ reinforcement learning, on a vectorised Rust simulator.
   :mod:`awale.ray_selfplay`, its self-play on Ray actors (both need a build with the trainer).
 - :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``)
   and Python callables ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
+- :func:`match`: two agents on paired openings, a fixed number of games or fishtest's sequential
+  probability ratio test (stops when it knows); :func:`ladder`: the network generations of
+  training runs and anchors on one Elo scale (trainer build).
 
 Quick start::
 
@@ -51,6 +54,7 @@ from awale._core import (
 from awale._common import EnvSpec
 from awale.env import AwaleEnv
 from awale.registration import ENV_IDS, register_envs
+from awale.experiments import LadderResult, MatchResult, ladder, match
 from awale.tournament import TournamentResult, tournament
 from awale.vector import AwaleVectorEnv
 
@@ -87,6 +91,10 @@ __all__ = [
     "State",
     "Tablebase",
     "TournamentResult",
+    "MatchResult",
+    "LadderResult",
+    "match",
+    "ladder",
     "parse_position",
     "sample_legal",
     "register_envs",

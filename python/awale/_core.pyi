@@ -234,6 +234,45 @@ def run_tournament(
     illegal house a ``ValueError``; each names the agent, the game and the ply (of the failing
     game with the lowest index)."""
 
+def run_match(
+    a: Any,
+    b: Any,
+    *,
+    rules: _RulesArg,
+    games: int,
+    sprt: Optional[str],
+    openings: int,
+    seed: int,
+    threads: int,
+    max_plies: int,
+    out: Optional[str],
+    obs: str,
+    limit: Optional[int],
+    progress: Optional[Callable[[int, int], Any]],
+    shard: Optional[Tuple[int, int]] = None,
+) -> str:
+    """The engine of ``awale.match`` (use that): plays a match (fixed games or an SPRT) and
+    returns its report as JSON text, which ``awale.MatchResult`` reads."""
+
+def run_ladder(
+    runs: Sequence[Union[str, os.PathLike[str]]],
+    *,
+    anchors: str,
+    out: Union[str, os.PathLike[str]],
+    games: int,
+    sims: int,
+    openings: int,
+    max_plies: int,
+    seed: int,
+    threads: int,
+    limit: Optional[int],
+    progress: Optional[Callable[[int, int], Any]],
+    shard: Optional[Tuple[int, int]] = None,
+) -> str:
+    """The engine of ``awale.ladder`` (use that; needs the trainer build): rates the
+    generations of ``runs`` and the anchors, writes the ladder's files in ``out`` and returns
+    its report as JSON text."""
+
 @final
 class Rules:
     """A rule set from a spec: a preset name and options, e.g. ``"abapa"``,

@@ -62,10 +62,50 @@ def _count(name: str, value: Any, minimum: int) -> int:
     return v
 
 
+def _shard_arg(shard: Any) -> Optional[Tuple[int, int]]:
+    """A ``(k, n)`` shard with ``0 <= k < n`` (TypeError / ValueError otherwise), or None."""
+    if shard is None:
+        return None
+    if (
+        not isinstance(shard, (tuple, list))
+        or len(shard) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
+    ):
+        raise TypeError(f"shard must be a (k, n) pair of ints, got {shard!r}")
+    if not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
+        raise ValueError(f"shard {tuple(shard)}: k must be 0 to n-1 and n at least 1")
+    return (int(shard[0]), int(shard[1]))
+
+
+def _folder_arg(out: Any, name: str = "out") -> Optional[str]:
+    """A folder path as a str, or None (TypeError for anything else)."""
+    if out is None:
+        return None
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a folder path, got {type(out).__name__}")
+    path = os.fspath(out)
+    return os.fsdecode(path) if isinstance(path, bytes) else path
+
+
+def _progress_arg(
+    progress: Any, what: str = "tournament"
+) -> Tuple[Optional["_Progress"], Optional[Callable[[int, int], Any]]]:
+    """``progress=``: True draws a bar (returned, to close), a function is called as it is."""
+    if callable(progress):
+        return None, progress
+    if isinstance(progress, (bool, int)) or progress is None:
+        if progress:
+            bar = _Progress(what)
+            return bar, bar
+        return None, None
+    raise TypeError(f"progress must be a bool or a function, got {type(progress).__name__}")
+
+
 class _Progress:
     """A progress bar: tqdm's when it is installed, else one line rewritten on stderr."""
 
-    def __init__(self) -> None:
+    def __init__(self, what: str = "tournament") -> None:
+        self._what = what
         self._bar: Any = None
         self._last = -1
         try:
@@ -78,13 +118,13 @@ class _Progress:
     def __call__(self, done: int, total: int) -> None:
         if self._tqdm is not None:
             if self._bar is None:
-                self._bar = self._tqdm(total=total, initial=done, unit="game", desc="tournament")
+                self._bar = self._tqdm(total=total, initial=done, unit="game", desc=self._what)
             else:
                 self._bar.update(done - self._bar.n)
             return
         if done != self._last:
             self._last = done
-            sys.stderr.write(f"\rtournament: {done}/{total} games")
+            sys.stderr.write(f"\r{self._what}: {done}/{total} games")
             sys.stderr.flush()
 
     def close(self) -> None:
@@ -286,16 +326,7 @@ def tournament(
         )
     if workers is not None:
         raise ValueError("workers is for backend='ray'")
-    if shard is not None:
-        if (
-            not isinstance(shard, (tuple, list))
-            or len(shard) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
-        ):
-            raise TypeError(f"shard must be a (k, n) pair of ints, got {shard!r}")
-        if not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
-            raise ValueError(f"shard {tuple(shard)}: k must be 0 to n-1 and n at least 1")
-        shard = (int(shard[0]), int(shard[1]))
+    shard = _shard_arg(shard)
     if isinstance(agents, (bytes, bytearray)):
         raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")
     if not isinstance(agents, str):
@@ -313,22 +344,8 @@ def tournament(
         raise TypeError(f"obs must be an encoding name (str), got {type(obs).__name__}")
     if isinstance(anchor_rating, bool) or not isinstance(anchor_rating, (int, float)):
         raise TypeError(f"anchor_rating must be a number, got {type(anchor_rating).__name__}")
-    if out is not None:
-        if not isinstance(out, (str, os.PathLike)):
-            raise TypeError(f"out must be a folder path, got {type(out).__name__}")
-        out = os.fspath(out)
-        if isinstance(out, bytes):
-            out = os.fsdecode(out)
-    bar: Optional[_Progress] = None
-    callback: Optional[Callable[[int, int], Any]] = None
-    if callable(progress):
-        callback = progress
-    elif isinstance(progress, (bool, int)) or progress is None:
-        if progress:
-            bar = _Progress()
-            callback = bar
-    else:
-        raise TypeError(f"progress must be a bool or a function, got {type(progress).__name__}")
+    out = _folder_arg(out)
+    bar, callback = _progress_arg(progress)
     try:
         text = _core.run_tournament(
             agents,

@@ -364,3 +364,69 @@ pub(crate) fn train<'py>(
         Err(no_trainer())
     }
 }
+
+/// Plays (or resumes) a rating ladder of the generations of `runs` and the `anchors` (see
+/// `awale.ladder`) and returns its report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (
+    runs, *, anchors, out, games, sims, openings, max_plies, seed, threads, limit, progress,
+    shard = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_ladder(
+    py: Python<'_>,
+    runs: Vec<PathBuf>,
+    anchors: String,
+    out: PathBuf,
+    games: usize,
+    sims: u32,
+    openings: u32,
+    max_plies: u32,
+    seed: u64,
+    threads: usize,
+    limit: Option<usize>,
+    progress: Option<&Bound<'_, PyAny>>,
+    shard: Option<(usize, usize)>,
+) -> PyResult<String> {
+    #[cfg(not(feature = "train"))]
+    {
+        let _ = (
+            py, runs, anchors, out, games, sims, openings, max_plies, seed, threads, limit,
+            progress, shard,
+        );
+        Err(no_trainer())
+    }
+    #[cfg(feature = "train")]
+    {
+        use crate::train::ladder::{run_ladder, LadderConfig};
+        let mut cfg = LadderConfig::new(runs, out);
+        if !anchors.trim().is_empty() {
+            cfg.anchors = vec![anchors];
+        }
+        cfg.games = games;
+        cfg.sims = sims;
+        cfg.openings = openings;
+        cfg.max_plies = max_plies;
+        cfg.seed = seed;
+        cfg.threads = threads;
+        cfg.game_limit = limit;
+        cfg.shard = shard;
+        let shared = std::sync::Arc::new(super::tournament::Shared::default());
+        let report =
+            super::tournament::run_in_background(py, shared, progress, "ladder", move |obs| {
+                Ok(run_ladder(&cfg, &crate::train::registry(), obs))
+            })?
+            .map_err(train_error)?;
+        let t = &report.tournament;
+        Ok(serde_json::json!({
+            "entries": report.entries,
+            "pairings": report.pairings,
+            "games": t.games_played,
+            "games_scheduled": t.games_scheduled,
+            "complete": t.complete,
+            "stopped": t.stopped,
+            "table": report.table(),
+        })
+        .to_string())
+    }
+}
