@@ -119,7 +119,7 @@ impl MatchConfig {
                 self.rules.players
             ));
         }
-        if self.games < 2 || self.games % 2 != 0 {
+        if self.games < 2 || !self.games.is_multiple_of(2) {
             return bad(format!(
                 "games must be an even number of at least 2 (each opening is played from both \
                  seats), got {}",
@@ -433,12 +433,12 @@ mod tests {
     /// A finished game `index` in which A (seat by the schedule: A sits first in even games)
     /// scores `points`.
     fn game(index: usize, points: f64) -> GameResult {
-        let seats = if index % 2 == 0 {
+        let seats = if index.is_multiple_of(2) {
             ["A", "B"]
         } else {
             ["B", "A"]
         };
-        let a = if index % 2 == 0 { 0 } else { 1 };
+        let a = if index.is_multiple_of(2) { 0 } else { 1 };
         let mut p = vec![0.0; 2];
         p[a] = points;
         p[1 - a] = 1.0 - points;

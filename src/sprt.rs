@@ -575,7 +575,9 @@ mod tests {
     /// Values printed by fishtest's own functions (`LLRcalc.LLR_logistic`,
     /// `LLRcalc.LLR_normalized`, `stat_util.get_elo`; fishtest master, scipy 1.17) for these
     /// counts: `(counts, elo0, elo1, model, llr, elo, elo95, los)`.
-    const FISHTEST: [([u64; 5], f64, f64, EloModel, f64, f64, f64, f64); 8] = [
+    /// `(counts, elo0, elo1, model, llr, elo, elo95, los)`.
+    type Reference = ([u64; 5], f64, f64, EloModel, f64, f64, f64, f64);
+    const FISHTEST: [Reference; 8] = [
         (
             [10789, 19328, 33806, 19402, 10543],
             -3.0,

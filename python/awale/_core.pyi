@@ -44,6 +44,8 @@ __all__ = [
     "preset_summary",
     "parse_position",
     "run_tournament",
+    "run_match",
+    "run_ladder",
     "main",
 ]
 

@@ -337,7 +337,7 @@ pub fn run_ladder(
     registry: &Registry,
     observer: &dyn TournamentObserver,
 ) -> TrainResult<LadderReport> {
-    if cfg.games < 2 || cfg.games % 2 != 0 {
+    if cfg.games < 2 || !cfg.games.is_multiple_of(2) {
         return Err(TrainError::Config(format!(
             "games per pairing must be an even number of at least 2, got {}",
             cfg.games
