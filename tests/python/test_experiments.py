@@ -137,7 +137,7 @@ MICRO = [
 
 
 @needs_trainer
-def test_generations_play_and_the_ladder_rates_them_resumably(tmp_path):
+def test_generations_play_and_the_ladder_rates_them_resumably(ray, tmp_path):
     run = tmp_path / "run"
     train(None, run, overrides=MICRO, final_eval=False)
     gens = sorted(p.name for p in (run / "generations").iterdir())
@@ -161,6 +161,8 @@ def test_generations_play_and_the_ladder_rates_them_resumably(tmp_path):
     while not part.complete:
         part = awale.ladder(run, out=tmp_path / "parts", limit=4, **kw)
     assert part.entries == whole.entries
+    on_ray = awale.ladder(run, out=tmp_path / "ray", backend="ray", workers=2, **kw)
+    assert on_ray.complete and on_ray.entries == whole.entries
 
 
 @needs_trainer
