@@ -750,3 +750,114 @@ fn tournament_shards_join_into_the_whole_tournament() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// The fields of `match.json` that the decision fixes (not `games_played`: a killed run may
+/// have finished games past the decision).
+fn match_decision(dir: &std::path::Path) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("match.json")).unwrap()).unwrap();
+    serde_json::json!([
+        v["verdict"],
+        v["pairs"],
+        v["pentanomial"],
+        v["llr"],
+        v["elo"]
+    ])
+}
+
+#[test]
+fn match_runs_an_sprt_and_resumes_after_a_kill_to_the_same_decision() {
+    let root = std::env::temp_dir().join(format!("awale-cli-match-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let args = |out: &std::path::Path| -> Vec<String> {
+        [
+            "match",
+            "alphabeta:depth=5",
+            "alphabeta:depth=3",
+            "--sprt",
+            "elo0=0,elo1=60",
+            "--threads",
+            "1",
+            "--games",
+            "600",
+            "--max-plies",
+            "150",
+            "--no-progress",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.display().to_string()])
+        .collect()
+    };
+    let whole = root.join("whole");
+    let a = args(&whole);
+    let o = awale(&a.iter().map(String::as_str).collect::<Vec<_>>(), "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("verdict: H1 accepted") || text.contains("verdict: H0 accepted"),
+        "{text}"
+    );
+    assert!(
+        text.contains("LLR") && text.contains("pentanomial"),
+        "{text}"
+    );
+
+    // Killed (SIGKILL) once games are on disk, then run again.
+    let killed = root.join("killed");
+    let a = args(&killed);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args(&a)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(killed.join("games.jsonl"))
+        .map(|t| t.lines().count() < 6)
+        .unwrap_or(true)
+        && start.elapsed().as_secs() < 60
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let lines = |d: &std::path::Path| {
+        std::fs::read_to_string(d.join("games.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    assert!(
+        lines(&killed) < lines(&whole),
+        "the kill came after the end"
+    );
+    assert!(!killed.join("match.json").exists());
+    let o = awale(&a.iter().map(String::as_str).collect::<Vec<_>>(), "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(match_decision(&killed), match_decision(&whole));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn match_refuses_bad_bounds_and_odd_games() {
+    assert_fails(
+        &awale(
+            &["match", "greedy", "random", "--sprt", "elo0=5,elo1=1"],
+            "",
+        ),
+        "below elo1",
+    );
+    assert_fails(
+        &awale(&["match", "greedy", "random", "--sprt", "elo1=5"], ""),
+        "elo0 is required",
+    );
+    assert_fails(
+        &awale(&["match", "greedy", "random", "--games", "5"], ""),
+        "even",
+    );
+    assert_fails(
+        &awale(&["match", "greedy", "random", "--rules", "oware4"], ""),
+        "2-player",
+    );
+}
