@@ -44,27 +44,9 @@ pub struct Args {
     /// Simulations per move of the generations (nn:…,sims=N).
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub sims: u32,
-    /// Random plies of each opening.
-    #[arg(long, default_value_t = 4, value_name = "K")]
-    pub openings: u32,
-    /// Cut games off after this many plies, adjudicated by the stores (0 = the rules' limit).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub max_plies: u32,
-    /// The seed.
-    #[arg(long, default_value_t = 0, value_name = "S")]
-    pub seed: u64,
-    /// Worker threads (0 = one per core).
-    #[arg(long, default_value_t = 0, value_name = "T")]
-    pub threads: usize,
-    /// Play at most N new games in this run (resume later with the same command).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
-    /// Play only shard K of N (the games whose index is K modulo N).
-    #[arg(long, value_name = "K/N", value_parser = super::tournament::parse_shard)]
-    pub shard: Option<(usize, usize)>,
-    /// No progress bar.
-    #[arg(long)]
-    pub no_progress: bool,
+    /// Openings, ply limit, seed, threads, resume in parts, shards, progress bar.
+    #[command(flatten)]
+    pub play: super::game_args::GameArgs,
 }
 
 /// Runs the subcommand.
@@ -75,16 +57,16 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     cfg.games = args.games;
     cfg.sims = args.sims;
-    cfg.openings = args.openings;
-    cfg.max_plies = args.max_plies;
-    cfg.seed = args.seed;
-    cfg.threads = args.threads;
-    cfg.game_limit = args.limit;
-    cfg.shard = args.shard;
+    cfg.openings = args.play.openings;
+    cfg.max_plies = args.play.max_plies;
+    cfg.seed = args.play.seed;
+    cfg.threads = args.play.threads;
+    cfg.game_limit = args.play.limit;
+    cfg.shard = args.play.shard;
     let report = run_ladder(
         &cfg,
         &awale::train::registry(),
-        &ProgressBar::new(!args.no_progress),
+        &ProgressBar::new(!args.play.no_progress),
     )?;
     print!("{}", report.table());
     println!(

@@ -57,27 +57,9 @@ pub struct Args {
     /// Folder for the games (resumable) and the result files (match.json and the tournament's).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Worker threads (0 = one per core).
-    #[arg(long, default_value_t = 0, value_name = "T")]
-    pub threads: usize,
-    /// Random plies of each opening.
-    #[arg(long, default_value_t = 4, value_name = "K")]
-    pub openings: u32,
-    /// Cut games off after this many plies, adjudicated by the stores (0 = the rules' limit).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub max_plies: u32,
-    /// The match seed.
-    #[arg(long, default_value_t = 0, value_name = "S")]
-    pub seed: u64,
-    /// Play at most N new games in this run (resume later with the same command).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
-    /// Play only shard K of N (the games whose index is K modulo N).
-    #[arg(long, value_name = "K/N", value_parser = super::tournament::parse_shard)]
-    pub shard: Option<(usize, usize)>,
-    /// No progress bar.
-    #[arg(long)]
-    pub no_progress: bool,
+    /// Openings, ply limit, seed, threads, resume in parts, shards, progress bar.
+    #[command(flatten)]
+    pub play: super::game_args::GameArgs,
 }
 
 fn after_help() -> String {
@@ -109,14 +91,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .as_deref()
         .map(str::parse::<SprtConfig>)
         .transpose()?;
-    cfg.openings = args.openings;
-    cfg.max_plies = args.max_plies;
-    cfg.seed = args.seed;
-    cfg.threads = args.threads;
+    cfg.openings = args.play.openings;
+    cfg.max_plies = args.play.max_plies;
+    cfg.seed = args.play.seed;
+    cfg.threads = args.play.threads;
     cfg.out = args.out.clone();
-    cfg.game_limit = args.limit;
-    cfg.shard = args.shard;
-    let bar = if args.no_progress {
+    cfg.game_limit = args.play.limit;
+    cfg.shard = args.play.shard;
+    let bar = if args.play.no_progress {
         indicatif::ProgressBar::hidden()
     } else {
         let b = indicatif::ProgressBar::new(0);

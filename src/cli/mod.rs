@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod game_args;
 #[cfg(feature = "train")]
 mod ladder;
 mod matchplay;

@@ -47,18 +47,6 @@ pub struct Args {
     /// Play a gauntlet: this agent against each of the others (added to the list if missing).
     #[arg(long, value_name = "AGENT")]
     pub gauntlet: Option<String>,
-    /// Worker threads (0 = one per core).
-    #[arg(long, default_value_t = 0, value_name = "T")]
-    pub threads: usize,
-    /// Random plies of each opening.
-    #[arg(long, default_value_t = 4, value_name = "K")]
-    pub openings: u32,
-    /// Cut games off after this many plies, adjudicated by the stores (0 = the rules' limit).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub max_plies: u32,
-    /// The tournament seed.
-    #[arg(long, default_value_t = 0, value_name = "S")]
-    pub seed: u64,
     /// The agent whose rating is fixed (default: random if it plays, else the first agent).
     #[arg(long, value_name = "NAME")]
     pub anchor: Option<String>,
@@ -70,17 +58,6 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     pub anchor_rating: f64,
-    /// Play at most N new games in this run (resume later with the same command).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
-    /// Play only shard K of N (the games whose index is K modulo N), e.g. one per machine;
-    /// copy every shard's games.jsonl into one folder (`cat`) and run the command there
-    /// without --shard: it loads them all and writes the whole tournament's results.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<(usize, usize)>,
-    /// No progress bar.
-    #[arg(long)]
-    pub no_progress: bool,
     /// Also score each agent's endgame play against the endgame tables in DIR (`awale
     /// tablebase build`): the share of optimal moves and the seeds lost per move on a fixed,
     /// seeded set of positions the tables cover.
@@ -89,6 +66,9 @@ pub struct Args {
     /// Positions of the endgame score (with --endgame).
     #[arg(long, default_value_t = 200, value_name = "K", requires = "endgame")]
     pub endgame_positions: usize,
+    /// Openings, ply limit, seed, threads, resume in parts, shards, progress bar.
+    #[command(flatten)]
+    pub play: super::game_args::GameArgs,
 }
 
 fn after_help() -> String {
@@ -128,34 +108,34 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut cfg = TournamentConfig::new(rules);
     cfg.format = format;
     cfg.games = args.games;
-    cfg.openings = args.openings;
-    cfg.max_plies = args.max_plies;
-    cfg.seed = args.seed;
-    cfg.threads = args.threads;
+    cfg.openings = args.play.openings;
+    cfg.max_plies = args.play.max_plies;
+    cfg.seed = args.play.seed;
+    cfg.threads = args.play.threads;
     cfg.anchor = args.anchor;
     cfg.anchor_rating = args.anchor_rating;
     cfg.out = args.out.clone();
-    cfg.game_limit = args.limit;
-    cfg.shard = args.shard;
+    cfg.game_limit = args.play.limit;
+    cfg.shard = args.play.shard;
     // Open the tables first: a bad folder is refused before any game is played.
     let endgame = match &args.endgame {
         Some(dir) => Some(awale::tablebase::Tablebase::open_shared(dir, &rules)?),
         None => None,
     };
-    let report = run_observed(&cfg, &entrants, &ProgressBar::new(!args.no_progress))?;
+    let report = run_observed(&cfg, &entrants, &ProgressBar::new(!args.play.no_progress))?;
     print!("{}", report.table());
     if let Some(table) = endgame {
         let positions = awale::endgame::endgame_positions(
             &rules,
             table.max_seeds(),
             args.endgame_positions,
-            args.seed,
+            args.play.seed,
         )?;
         println!(
             "\nendgame accuracy ({} positions with at most {} seeds, seed {}):",
             positions.len(),
             table.max_seeds(),
-            args.seed
+            args.play.seed
         );
         println!(
             "{:<36}  {:>8}  {:>10}  {:>11}",
@@ -186,17 +166,4 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
-}
-
-/// `K/N` with `K < N`.
-pub(crate) fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text
-        .split_once('/')
-        .ok_or_else(|| format!("'{text}': write the shard as K/N, e.g. 0/4"))?;
-    let k: usize = k.trim().parse().map_err(|e| format!("'{text}': {e}"))?;
-    let n: usize = n.trim().parse().map_err(|e| format!("'{text}': {e}"))?;
-    if n == 0 || k >= n {
-        return Err(format!("'{text}': K must be 0 to N-1 and N at least 1"));
-    }
-    Ok((k, n))
 }

@@ -133,29 +133,23 @@ impl Trainer {
         })
     }
 
-    /// The checkpoint of the run as it stands.
+    /// The checkpoint of the run as it stands: the generation's network, config and counters,
+    /// with the optimiser state, the replay buffer, the games in progress and the notes.
     pub fn checkpoint(&self, elapsed: f64) -> TrainResult<Checkpoint> {
-        let model = self.weights()?;
-        let optimizer = self
+        let mut ckpt = self.generation(elapsed)?;
+        ckpt.optimizer = self
             .optim
             .into_bytes()
-            .map_err(|e| TrainError::Model(format!("saving the optimiser: {e}")))?;
+            .map_err(|e| TrainError::Model(format!("saving the optimiser: {e}")))?
+            .to_vec();
         let mut replay = ByteWriter::new();
         self.buffer.encode(&self.rules, &mut replay);
+        ckpt.replay = replay.buf;
         let mut selfplay = ByteWriter::new();
         self.selfplay.encode(&mut selfplay);
-        let mut counters = self.counters;
-        counters.elapsed = elapsed;
-        Ok(Checkpoint {
-            config: self.cfg.clone(),
-            counters,
-            rng: RngState::of(&self.rng),
-            model,
-            optimizer: optimizer.to_vec(),
-            replay: replay.buf,
-            selfplay: selfplay.buf,
-            extra: serde_json::to_string(&self.extra).unwrap_or_default(),
-        })
+        ckpt.selfplay = selfplay.buf;
+        ckpt.extra = serde_json::to_string(&self.extra).unwrap_or_default();
+        Ok(ckpt)
     }
 
     /// The configuration.
