@@ -511,7 +511,7 @@ fn score_elo(x: f64) -> f64 {
 /// ```
 /// use awale::sprt::{elo_estimate, Pentanomial};
 /// let e = elo_estimate(&Pentanomial([10, 20, 40, 20, 10]));
-/// assert!(e.elo.abs() < 1e-9 && (e.los - 0.5).abs() < 1e-9);
+/// assert!(e.elo.abs() < 1e-6 && (e.los - 0.5).abs() < 1e-6);
 /// assert!(e.low < 0.0 && e.high > 0.0);
 /// ```
 pub fn elo_estimate(counts: &Pentanomial) -> EloEstimate {

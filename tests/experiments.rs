@@ -193,3 +193,108 @@ fn an_sprt_match_between_generations_decides() {
     assert!(r.games < 400);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn nn_with_tables_plays_their_best_moves_and_refuses_tables_of_other_rules() {
+    use awale::tablebase::Tablebase;
+    let dir = tempdir("nn-tb");
+    tiny_run(&dir.join("run"), "abapa", 6);
+    let rules = Rules::abapa();
+    let table = Tablebase::build(&rules, 6, 0, &|_| {}).unwrap();
+    table.save(&dir.join("tb")).unwrap();
+    let wari: Rules = "wari".parse().unwrap();
+    Tablebase::build(&wari, 4, 0, &|_| {})
+        .unwrap()
+        .save(&dir.join("tb-wari"))
+        .unwrap();
+    let registry = awale::train::registry();
+    let gen = generations::generation_path(&dir.join("run"), 5);
+    let spec = |tb: &str| {
+        format!(
+            "nn:path={},sims=8,tb={}",
+            gen.display(),
+            dir.join(tb).display()
+        )
+        .parse()
+        .unwrap()
+    };
+    let mut agent = registry.build(&spec("tb"), &rules).unwrap();
+    // Positions of at most 6 seeds from real play: the agent plays one of the table's best moves.
+    let mut checked = 0;
+    for seed in 0..40u64 {
+        let mut game = Game::with_seed(rules, seed);
+        let mut rng = seed;
+        while !game.is_over() && game.state().board_seeds(&rules) > 6 {
+            let legal = game.legal_moves();
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            game.apply(legal[(rng >> 33) as usize % legal.len()])
+                .unwrap();
+        }
+        if game.is_over() || game.legal_moves().len() < 2 {
+            continue;
+        }
+        let best = table.probe(game.state()).unwrap().best_moves();
+        let mv = agent.select(&Turn::from_game(&game)).unwrap();
+        assert!(best.contains(&mv), "{mv} not in {best:?}");
+        checked += 1;
+    }
+    assert!(checked > 5, "{checked} positions checked");
+    // Tables of other rules are refused, with the reason.
+    let e = match registry.build(&spec("tb-wari"), &rules) {
+        Ok(_) => panic!("tables of wari accepted for an abapa network"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("tb:"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every config in `training/` parses, validates and runs one (shrunken) iteration with its own
+/// rules, network shape and search.
+#[test]
+fn every_training_config_parses_and_runs_one_iteration() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("training");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let mut cfg = TrainConfig::from_file(&path).unwrap();
+        cfg.validate().unwrap();
+        for set in [
+            "training.iterations=1",
+            "training.max_minutes=0",
+            "training.batch_size=16",
+            "training.steps_per_iteration=1",
+            "training.min_replay=16",
+            "training.warmup_steps=1",
+            "selfplay.concurrent_games=4",
+            "selfplay.threads=1",
+            "selfplay.positions_per_iteration=24",
+            "selfplay.max_plies=60",
+            "search.fast_simulations=2",
+            "search.simulations=4",
+            "eval.opponents=[]",
+            "eval.final_opponents=[]",
+        ] {
+            cfg.set(set).unwrap();
+        }
+        let out = tempdir(&format!(
+            "config-{}",
+            path.file_stem().unwrap().to_string_lossy()
+        ));
+        let opts = RunOptions {
+            out: out.clone(),
+            fresh: true,
+            progress: false,
+            final_eval: false,
+        };
+        let s = run(cfg, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(s.iterations, 1, "{}", path.display());
+        let _ = std::fs::remove_dir_all(&out);
+        seen += 1;
+    }
+    assert!(seen >= 8, "{seen} configs");
+}

@@ -20,6 +20,8 @@ fn train(out: &Path, iterations: u64) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_awale"));
     c.args([
         "train",
+        "--config",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/training/tiny.toml"),
         "--no-eval",
         "--no-progress",
         "--threads",

@@ -14,8 +14,10 @@ eval.every iterations, writes an atomic checkpoint every checkpoint.every iterat
 finishes with an evaluation tournament. Running the same command again resumes the run from
 OUT/checkpoint.ckpt exactly where it stopped (use --fresh to start over).
 
-Without --config the built-in tiny config (training/tiny.toml) runs: about a minute on 2 cores.
-Configs: training/abapa.toml, awale.toml, wari.toml, oware3.toml, tiny.toml (see
+Without --config the built-in quick config (training/quick.toml) runs: the abapa recipe cut to
+about 3 minutes on 2 cores, ending with a network that beats greedy and alpha-beta depth 2.
+Configs: training/abapa.toml (the full recipe), awale.toml, wari.toml, oware3.toml, quick.toml,
+tiny.toml (seconds, for CI) (see
 docs/training.md). Logs: OUT/tb (TensorBoard: `tensorboard --logdir OUT/tb`) and
 OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
 
@@ -30,7 +32,7 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The training config (TOML); default: the built-in tiny config.
+    /// The training config (TOML); default: the built-in quick config (training/quick.toml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The run's folder (default: runs/NAME, NAME from the config).
@@ -63,7 +65,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     let mut cfg = match &args.config {
         Some(path) => TrainConfig::from_file(path)?,
-        None => TrainConfig::tiny(),
+        None => TrainConfig::quick(),
     };
     for s in &args.set {
         cfg.set(s)?;
@@ -98,6 +100,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         },
         out.display()
     );
+    let rules_spec = cfg.rules.clone();
+    let keeps_generations = cfg.checkpoint.generations_every > 0;
     let s = run_training(cfg, &opts)?;
     if s.resumed {
         println!("resumed from {}", s.checkpoint.display());
@@ -119,11 +123,25 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(r) = &s.final_eval {
         print!("{}", r.table());
     }
+    println!("checkpoint: {}", s.checkpoint.display());
+    println!("wall time: {:.1} s", start.elapsed().as_secs_f64());
     println!(
-        "checkpoint: {}  (play it: nn:path={},sims=64)",
-        s.checkpoint.display(),
+        "play against it:    awale play --rules {} --opponent nn:path={},sims=64",
+        rules_spec,
         s.checkpoint.display()
     );
-    println!("wall time: {:.1} s", start.elapsed().as_secs_f64());
+    if keeps_generations {
+        println!(
+        "its generations:    awale ladder {} --anchors greedy,alphabeta:depth=2,alphabeta:depth=4 --out {}",
+        out.display(),
+        out.join("ladder").display()
+    );
+    }
+    if args.config.is_none() {
+        println!(
+            "the full recipe:    awale train --config training/abapa.toml --out runs/abapa  \
+             (about 20 minutes on 2 cores; see docs/training.md)"
+        );
+    }
     Ok(())
 }

@@ -30,6 +30,7 @@ use crate::batch::ObsEncoding;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::state::State;
+use crate::tablebase::Tablebase;
 
 /// A network ready for inference, with what is needed to feed it.
 #[derive(Debug, Clone)]
@@ -127,7 +128,9 @@ impl Network for NetCore {
 pub type NetEvaluator<'a> = NetworkEvaluator<'a, NetCore>;
 
 /// A network that plays: a search of `sims` simulations guided by it, no noise, the search's
-/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct`).
+/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct[,tb=DIR]`). With endgame tables
+/// ([`NnAgent::with_tablebase`]), it plays the tables' best moves (ties at random) wherever
+/// they cover the position, as `perfect` does, and searches elsewhere.
 #[derive(Debug)]
 pub struct NnAgent {
     core: Arc<NetCore>,
@@ -139,6 +142,8 @@ pub struct NnAgent {
     evals: Vec<Evaluation>,
     /// The last move's search and the mover, for [`Agent::thoughts`].
     last: Option<(super::search::GuidedSearchResult, usize)>,
+    /// Endgame tables probed at the root.
+    tablebase: Option<Arc<Tablebase>>,
 }
 
 impl NnAgent {
@@ -159,7 +164,22 @@ impl NnAgent {
             features: Vec::new(),
             evals: Vec::new(),
             last: None,
+            tablebase: None,
         }
+    }
+
+    /// Plays the best moves of `table` at every position it covers. Refused when the table
+    /// was built for other rules of play than the network's.
+    pub fn with_tablebase(mut self, table: Arc<Tablebase>) -> Result<NnAgent> {
+        if !table.covers(&self.core.rules) {
+            return Err(AwaleError::Tablebase(format!(
+                "the table was built for '{}', not for '{}'",
+                table.rules(),
+                self.core.rules
+            )));
+        }
+        self.tablebase = Some(table);
+        Ok(self)
     }
 
     /// The search's policy and value for a position (for analysis).
@@ -196,6 +216,14 @@ impl Agent for NnAgent {
         let legal = turn.state.legal_mask(turn.rules);
         if legal.count_ones() == 1 {
             return Ok(legal.trailing_zeros() as usize);
+        }
+        if let Some(table) = &self.tablebase {
+            if turn.state.board_seeds(turn.rules) as usize <= table.max_seeds() {
+                let best = table.probe(turn.state)?.best_moves();
+                let mask = best.iter().fold(0u16, |m, &h| m | 1 << h);
+                self.last = None;
+                return Ok(crate::agents::random_bit(&mut self.rng, mask));
+            }
         }
         let r = self.analyse(turn.state);
         let action = r.action;
@@ -259,6 +287,10 @@ pub fn register_agents(registry: &mut Registry) {
             ("path", "checkpoint file of `awale train` (required)"),
             ("sims", "search simulations per move (default 64)"),
             ("search", "gumbel or puct (default: the training config's)"),
+            (
+                "tb",
+                "folder of endgame tables: their best moves where they cover the position (default: none)",
+            ),
         ],
         Arc::new(build_nn),
     );
@@ -287,12 +319,15 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     if let Some(k) = spec.get("search") {
         settings.kind = k.parse::<SearchKind>().map_err(bad)?;
     }
-    Ok(Box::new(NnAgent::new(
-        core,
-        spec.display_name(),
-        sims as u32,
-        settings,
-    )))
+    let mut agent = NnAgent::new(core, spec.display_name(), sims as u32, settings);
+    if let Some(dir) = spec.get("tb") {
+        let table =
+            Tablebase::open_shared(Path::new(dir), rules).map_err(|e| bad(format!("tb: {e}")))?;
+        agent = agent
+            .with_tablebase(table)
+            .map_err(|e| bad(format!("tb: {e}")))?;
+    }
+    Ok(Box::new(agent))
 }
 
 /// Networks loaded so far, by path and file modification time.
