@@ -450,6 +450,19 @@ fn run_error(py: Python<'_>, err: AwaleError, failure: Option<Failure>) -> PyErr
     }
 }
 
+/// The rules, seed and observation encoding of a tournament's or match's arguments.
+fn games_args(
+    rules: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+    obs: &str,
+) -> PyResult<(Rules, u64, ObsEncoding)> {
+    let rules = rules_arg(rules)?;
+    let seed = seed_arg(seed)?;
+    let enc: ObsEncoding = obs.parse().map_err(value_error)?;
+    enc.validate().map_err(value_error)?;
+    Ok((rules, seed, enc))
+}
+
 /// Plays a tournament (see `awale.tournament`) and returns its result as JSON text.
 #[pyfunction]
 #[pyo3(signature = (
@@ -475,10 +488,7 @@ pub(crate) fn run_tournament(
     progress: Option<&Bound<'_, PyAny>>,
     shard: Option<(usize, usize)>,
 ) -> PyResult<String> {
-    let rules = rules_arg(rules)?;
-    let seed = seed_arg(seed)?;
-    let enc: ObsEncoding = obs.parse().map_err(value_error)?;
-    enc.validate().map_err(value_error)?;
+    let (rules, seed, enc) = games_args(rules, seed, obs)?;
     if !anchor_rating.is_finite() {
         return Err(PyValueError::new_err(format!(
             "anchor_rating must be a finite number, got {anchor_rating}"
@@ -689,10 +699,7 @@ pub(crate) fn run_match(
     shard: Option<(usize, usize)>,
 ) -> PyResult<String> {
     use crate::matchplay::{run_match_observed, MatchConfig};
-    let rules = rules_arg(rules)?;
-    let seed = seed_arg(seed)?;
-    let enc: ObsEncoding = obs.parse().map_err(value_error)?;
-    enc.validate().map_err(value_error)?;
+    let (rules, seed, enc) = games_args(rules, seed, obs)?;
     let ea = entry_arg(a, "a", "python_a")?;
     let eb = entry_arg(b, "b", "python_b")?;
     if ea.name() == eb.name() {

@@ -15,6 +15,7 @@ import pytest
 
 import awale
 from awale.training import HAS_TRAINER, train
+from test_trainer import MICRO as TRAINER_MICRO
 
 WANT_TRAINER = os.environ.get("AWALE_TRAINER") == "1"
 needs_trainer = pytest.mark.skipif(
@@ -117,23 +118,9 @@ def test_an_sprt_match_on_ray_decides_as_the_local_one(ray, tmp_path):
         local.verdict, local.pairs, local.pentanomial, local.llr)
 
 
-MICRO = [
-    "network.hidden=[32]",
-    "network.observation=compact",
-    "search.simulations=8",
-    "search.fast_simulations=2",
-    "selfplay.concurrent_games=8",
-    "selfplay.positions_per_iteration=48",
-    "selfplay.max_plies=120",
-    "training.iterations=4",
-    "training.batch_size=16",
-    "training.steps_per_iteration=3",
-    "training.min_replay=16",
-    "training.warmup_steps=2",
-    "eval.opponents=[]",
-    "checkpoint.every=4",
-    "checkpoint.generations_every=2",
-]
+#: test_trainer's few-second run, four iterations, a generation every two.
+MICRO = [*TRAINER_MICRO, "training.iterations=4", "checkpoint.every=4",
+         "checkpoint.generations_every=2"]
 
 
 @needs_trainer
