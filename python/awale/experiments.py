@@ -26,7 +26,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from awale import _core
-from awale.tournament import _count, _folder_arg, _progress_arg, _shard_arg
+from awale.tournament import _count, _folder_arg, _on_ray, _progress_arg, _shard_arg
 
 __all__ = ["match", "MatchResult", "ladder", "LadderResult"]
 
@@ -140,12 +140,8 @@ def match(
             than two players, agents of other rules, a folder holding another match.
         TypeError: arguments of the wrong type.
     """
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     sprt = _sprt_arg(sprt)
-    if backend == "ray":
-        if shard is not None or limit is not None:
-            raise ValueError("backend='ray' shards the games itself: give no shard or limit")
+    if _on_ray(backend, shard, limit, workers):
         from awale.distributed import ray_run
 
         return ray_run(
@@ -153,8 +149,6 @@ def match(
             openings=openings, seed=seed, threads=threads, max_plies=max_plies, out=out,
             obs=obs, progress=progress,
         )
-    if workers is not None:
-        raise ValueError("workers is for backend='ray'")
     bar, callback = _progress_arg(progress, "match")
     try:
         text = _core.run_match(
@@ -297,11 +291,7 @@ def ladder(
     if not isinstance(anchors, str):
         anchors = ",".join(anchors)
     out_path = _folder_arg(out)
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if backend == "ray":
-        if shard is not None or limit is not None:
-            raise ValueError("backend='ray' shards the games itself: give no shard or limit")
+    if _on_ray(backend, shard, limit, workers):
         from awale.distributed import ray_run
 
         result = ray_run(
@@ -310,8 +300,6 @@ def ladder(
             progress=progress,
         )
     else:
-        if workers is not None:
-            raise ValueError("workers is for backend='ray'")
         bar, callback = _progress_arg(progress, "ladder")
         try:
             text = _core.run_ladder(

@@ -62,6 +62,21 @@ def _count(name: str, value: Any, minimum: int) -> int:
     return v
 
 
+def _on_ray(backend: Any, shard: Any, limit: Any, workers: Any) -> bool:
+    """Whether ``backend`` is ``"ray"`` (else ``"local"``), checked with the arguments that
+    only one of them takes: Ray shards the games itself (no ``shard`` or ``limit``), and
+    ``workers`` is for Ray only."""
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if backend == "ray":
+        if shard is not None or limit is not None:
+            raise ValueError("backend='ray' shards the games itself: give no shard or limit")
+        return True
+    if workers is not None:
+        raise ValueError("workers is for backend='ray'")
+    return False
+
+
 def _shard_arg(shard: Any) -> Optional[Tuple[int, int]]:
     """A ``(k, n)`` shard with ``0 <= k < n`` (TypeError / ValueError otherwise), or None."""
     if shard is None:
@@ -312,11 +327,7 @@ def tournament(
     arguments. Ctrl-C stops the tournament cleanly and raises ``KeyboardInterrupt`` (finished
     games stay in ``out``; the same call resumes).
     """
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if backend == "ray":
-        if shard is not None or limit is not None:
-            raise ValueError("backend='ray' shards the games itself: give no shard or limit")
+    if _on_ray(backend, shard, limit, workers):
         from awale.distributed import ray_tournament
 
         return ray_tournament(
@@ -324,8 +335,6 @@ def tournament(
             threads=threads, max_plies=max_plies, gauntlet=gauntlet, anchor=anchor, out=out,
             obs=obs, progress=progress, anchor_rating=anchor_rating,
         )
-    if workers is not None:
-        raise ValueError("workers is for backend='ray'")
     shard = _shard_arg(shard)
     if isinstance(agents, (bytes, bytearray)):
         raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")
