@@ -210,3 +210,128 @@ fn threads_are_a_validated_config_key() {
     // The thread count is not part of the fingerprint: a run may resume on another machine.
     assert_eq!(cfg.fingerprint(), TrainConfig::tiny().fingerprint());
 }
+
+/// A small board (4 houses, 3 seeds each: 24 seeds) whose tables of 10 seeds build at once.
+fn small_board_tables(seeds: usize) -> (Rules, std::sync::Arc<awale::tablebase::Tablebase>) {
+    let rules: Rules = "abapa:houses=4,seeds=3,win=13".parse().unwrap();
+    let table = awale::tablebase::Tablebase::build(&rules, seeds, 1, &|_| {}).unwrap();
+    (rules, std::sync::Arc::new(table))
+}
+
+#[test]
+fn a_self_play_game_that_enters_the_tables_ends_with_their_value() {
+    use awale::az::endgame::SelfPlayTables;
+    let (rules, table) = small_board_tables(10);
+    let mut s = settings(3);
+    s.search.gumbel_actions = 4;
+    s.full_search_prob = 1.0;
+    s.endgame = Some(SelfPlayTables::new(table.clone(), 10, true, &rules).unwrap());
+    // One game at a time: the buffer holds the games one after the other.
+    let mut sp = SelfPlay::with_threads(rules, s, 1, 1);
+    let mut buf = ReplayBuffer::new(100_000);
+    let net = SeedCounter(rules);
+    let stats = sp.run(|| NetworkEvaluator::new(&net), 600, &mut buf);
+    assert!(stats.games >= 5, "{stats:?}");
+    assert!(stats.tablebase_ends >= 1, "{stats:?}");
+    let samples: Vec<_> = (0..buf.len()).map(|i| *buf.get(i)).collect();
+    // Games are split where the ply stops growing; a game the tables ended closes with its
+    // entry position, the only one of at most 10 seeds on the board.
+    let mut games: Vec<Vec<awale::az::data::Sample>> = Vec::new();
+    for x in samples {
+        match games.last_mut() {
+            Some(g) if g.last().unwrap().state.ply() < x.state.ply() => g.push(x),
+            _ => games.push(vec![x]),
+        }
+    }
+    let mut entered = 0;
+    for g in &games {
+        let entry = g.last().unwrap();
+        let n = entry.state.board_seeds(&rules) as usize;
+        for x in &g[..g.len() - 1] {
+            assert!(
+                x.state.board_seeds(&rules) as usize > 10,
+                "a game went on in the tables"
+            );
+        }
+        if n > 10 {
+            continue; // ended by the rules
+        }
+        entered += 1;
+        let probe = table.probe(&entry.state).unwrap();
+        let m = entry.state.to_move();
+        let mine = entry.state.scores()[m] as i32 + probe.value as i32;
+        let theirs = entry.state.scores()[1 - m] as i32 + (n as i32 - probe.value as i32);
+        let z = (mine - theirs).signum() as f32;
+        // The entry position's targets: the tables' value and best moves.
+        assert_eq!(entry.value[0], z, "entry value");
+        let best = probe.best_moves();
+        for h in 0..4 {
+            let want = if best.contains(&h) {
+                1.0 / best.len() as f32
+            } else {
+                0.0
+            };
+            assert_eq!(entry.policy[h], want, "policy of house {h}");
+        }
+        assert_eq!(entry.score, (mine - theirs) as f32 / 24.0);
+        // Every earlier position of the game gets the same exact result, from its mover's side.
+        for x in g {
+            let sign = if x.state.to_move() == m { 1.0 } else { -1.0 };
+            assert_eq!(x.value[0], sign * z, "value at ply {}", x.state.ply());
+        }
+    }
+    assert_eq!(entered as u64, stats.tablebase_ends.min(games.len() as u64));
+    assert!(entered >= 1);
+}
+
+#[test]
+fn self_play_tables_must_fit_the_rules_and_the_seeds() {
+    use awale::az::endgame::SelfPlayTables;
+    let (rules, table) = small_board_tables(6);
+    let e = SelfPlayTables::new(table.clone(), 8, true, &rules).unwrap_err();
+    assert!(e.to_string().contains("at most 6 seeds"), "{e}");
+    let e = SelfPlayTables::new(table, 6, true, &Rules::abapa()).unwrap_err();
+    assert!(e.to_string().contains("the run plays"), "{e}");
+    let mut cfg = TrainConfig::tiny();
+    cfg.set("selfplay.tablebase=some/dir").unwrap();
+    cfg.validate().unwrap(); // not opened before the run: `awale train` builds them
+    assert!(cfg.set("selfplay.tablebase_seeds=0").is_err());
+    assert!(cfg.set("selfplay.tablebase_seeds=49").is_err());
+    let mut three = TrainConfig::tiny();
+    three.rules = "oware3".into();
+    three.selfplay.tablebase = "some/dir".into();
+    let e = three.validate().unwrap_err();
+    assert!(e.to_string().contains("2-player"), "{e}");
+}
+
+#[test]
+fn prepare_builds_missing_tables_once() {
+    use awale::az::endgame::{prepare, Prepared, SelfPlayTables};
+    let dir = std::env::temp_dir().join(format!("awale-az-tables-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = TrainConfig::tiny();
+    cfg.rules = "abapa:houses=4,seeds=3,win=13".into();
+    assert_eq!(prepare(&cfg, 1, &|_| {}).unwrap(), Prepared::Unused);
+    cfg.selfplay.tablebase = dir.display().to_string();
+    cfg.selfplay.tablebase_seeds = 8;
+    assert!(SelfPlayTables::open(&cfg).is_err(), "no tables yet");
+    assert!(matches!(
+        prepare(&cfg, 1, &|_| {}).unwrap(),
+        Prepared::Built(_)
+    ));
+    assert_eq!(prepare(&cfg, 1, &|_| {}).unwrap(), Prepared::Found);
+    let t = SelfPlayTables::open(&cfg).unwrap().unwrap();
+    assert_eq!((t.max_seeds(), t.policy_samples()), (8, true));
+    // Fewer seeds than built open the same folder.
+    cfg.selfplay.tablebase_seeds = 5;
+    assert_eq!(prepare(&cfg, 1, &|_| {}).unwrap(), Prepared::Found);
+    assert_eq!(
+        SelfPlaySettings::for_run(&cfg)
+            .unwrap()
+            .endgame
+            .unwrap()
+            .max_seeds(),
+        5
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -111,6 +111,15 @@ pub struct SelfPlayConfig {
     /// overlapped). The pipeline drains at each checkpoint, so a run stopped and resumed there
     /// is the run that never stopped. Local runs ignore it.
     pub overlap: bool,
+    /// A folder of endgame tables ("" = none; see `awale::az::endgame`): a game that reaches a
+    /// position of at most `tablebase_seeds` seeds on the board ends there with the tables'
+    /// exact result. `awale train` builds missing tables into the folder first.
+    pub tablebase: String,
+    /// Most seeds on the board of a position where a game ends on the tables.
+    pub tablebase_seeds: usize,
+    /// With tables: the position where a game enters them becomes a training sample, its
+    /// value the tables' and its policy target spread over the tables' best moves.
+    pub tablebase_policy: bool,
 }
 
 /// Gradient steps, replay buffer, losses and learning-rate schedule.
@@ -273,6 +282,9 @@ impl Default for SelfPlayConfig {
             temperature_final: 0.0,
             random_opening_plies: 2,
             overlap: false,
+            tablebase: String::new(),
+            tablebase_seeds: 12,
+            tablebase_policy: true,
         }
     }
 }
@@ -487,6 +499,7 @@ impl TrainConfig {
         if p.temperature < 0.0 || p.temperature_final < 0.0 {
             return bad("selfplay temperatures must not be negative".into());
         }
+        super::endgame::validate(self, &rules)?;
         let t = &self.training;
         if t.batch_size == 0 || t.replay_capacity < t.batch_size {
             return bad("training.batch_size >= 1 and replay_capacity >= batch_size".into());

@@ -23,6 +23,8 @@
 //! - [`selfplay`]: many concurrent self-play games sharded over worker threads, each shard feeding
 //!   its own batched evaluator, with playout-cap randomisation and a temperature schedule.
 //!   Its byte codec (the games in progress that checkpoints and workers hold) is `selfplay/codec.rs`.
+//! - [`endgame`]: endgame tables in self-play (`selfplay.tablebase`): games end where the
+//!   tables take over, with the exact result.
 //! - [`data`]: training samples, the replay buffer and the byte reader and writer of checkpoints.
 //! - [`selfplay_bench`]: self-play speed for a network and a thread count (`awale bench selfplay`).
 //! - [`remote`]: self-play in other processes (Ray actors): a worker plays some of the run's
@@ -49,6 +51,7 @@ use crate::error::AwaleError;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
+pub mod endgame;
 pub mod generations;
 pub mod network;
 pub mod remote;

@@ -136,7 +136,7 @@ impl SelfPlayPart {
         }
         let selfplay = SelfPlay::with_threads(
             cfg.rules()?,
-            SelfPlaySettings::from_config(cfg),
+            SelfPlaySettings::for_run(cfg)?,
             cfg.selfplay.concurrent_games,
             total,
         );
@@ -243,6 +243,7 @@ impl PartReport {
             s.first_player_wins,
             s.draws,
             s.truncated,
+            s.tablebase_ends,
         ] {
             w.u64(x);
         }
@@ -275,7 +276,7 @@ impl PartReport {
         if start >= end || end > total {
             return Err(bad(format!("shards {start}..{end} of {total}")));
         }
-        let mut c = [0u64; 10];
+        let mut c = [0u64; 11];
         for x in &mut c {
             *x = r.u64()?;
         }
@@ -290,6 +291,7 @@ impl PartReport {
             first_player_wins: c[7],
             draws: c[8],
             truncated: c[9],
+            tablebase_ends: c[10],
         };
         let len = r.u64()? as usize;
         if len as u64 != stats.positions || len > r.remaining() / sample_bytes(&rules) {

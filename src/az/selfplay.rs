@@ -17,6 +17,10 @@
 //!   with `temperature_final` (0 = the search's best move).
 //! - Each game starts with `random_opening_plies` random moves (not recorded) and is cut off at
 //!   the rules' ply limit (adjudicated by the stores).
+//! - **Endgame tables** (optional, [`SelfPlaySettings::endgame`]): a game ends as soon as it
+//!   reaches a position the tables cover, with the stores perfect play gives from there; the
+//!   entry position may become a sample with the tables' value and best moves
+//!   ([`super::endgame`]).
 //!
 //! Game `k` is seeded from the run seed and `k`; shard `w` of `T` plays games `w, w + T, w + 2T…`,
 //! and [`SelfPlay::run`] asks each shard for a fixed share of the positions and appends the
@@ -32,6 +36,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::data::{ReplayBuffer, Sample};
+use super::endgame::SelfPlayTables;
 use super::search::{
     outcome_values, Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS,
 };
@@ -66,6 +71,8 @@ pub struct SelfPlaySettings {
     pub search_value_mix: f32,
     /// The seed games derive from.
     pub seed: u64,
+    /// Endgame tables that end games early with the exact result (`selfplay.tablebase`).
+    pub endgame: Option<SelfPlayTables>,
 }
 
 impl SelfPlaySettings {
@@ -82,7 +89,16 @@ impl SelfPlaySettings {
             random_opening_plies: cfg.selfplay.random_opening_plies,
             search_value_mix: cfg.training.search_value_mix,
             seed: derive_seed(cfg.seed, 0x5e1f),
+            endgame: None,
         }
+    }
+
+    /// [`SelfPlaySettings::from_config`] with the config's endgame tables opened
+    /// (`selfplay.tablebase`; they must exist: [`super::endgame::prepare`] builds them).
+    pub fn for_run(cfg: &super::TrainConfig) -> TrainResult<SelfPlaySettings> {
+        let mut s = SelfPlaySettings::from_config(cfg);
+        s.endgame = SelfPlayTables::open(cfg)?;
+        Ok(s)
     }
 }
 
@@ -109,6 +125,8 @@ pub struct SelfPlayStats {
     pub draws: u64,
     /// Finished games cut off at the ply limit.
     pub truncated: u64,
+    /// Finished games ended by the endgame tables.
+    pub tablebase_ends: u64,
 }
 
 impl SelfPlayStats {
@@ -124,6 +142,7 @@ impl SelfPlayStats {
         self.first_player_wins += o.first_player_wins;
         self.draws += o.draws;
         self.truncated += o.truncated;
+        self.tablebase_ends += o.tablebase_ends;
     }
 
     /// Positions per network call, on average.
@@ -501,18 +520,52 @@ impl Shard {
         slot.history.record(&rules, &mut slot.state, &info);
         slot.searching = false;
         stats.moves += 1;
-        if slot.state.is_over() {
+        let exact = match &self.settings.endgame {
+            Some(t) if !slot.state.is_over() => t.final_scores(&slot.state),
+            _ => None,
+        };
+        if slot.state.is_over() || exact.is_some() {
             let fresh = self.new_game();
             let done = std::mem::replace(&mut self.slots[i], fresh);
-            self.finish_game(done, buffer, stats);
+            self.finish_game(done, exact, buffer, stats);
         }
     }
 
-    fn finish_game(&self, slot: Slot, buffer: &mut Vec<Sample>, stats: &mut SelfPlayStats) {
+    /// Turns a finished game into samples: `exact` holds the final stores when the endgame
+    /// tables ended it (the state is then the entry position, which becomes a sample too when
+    /// the tables give policies), otherwise the game ended by the rules.
+    fn finish_game(
+        &self,
+        mut slot: Slot,
+        exact: Option<[u8; MAX_PLAYERS]>,
+        buffer: &mut Vec<Sample>,
+        stats: &mut SelfPlayStats,
+    ) {
         let rules = &self.rules;
         let p = rules.players as usize;
-        let z = outcome_values(&slot.state, rules);
-        let scores = slot.state.scores();
+        let (z, scores) = match exact {
+            Some(scores) => {
+                let tables = self
+                    .settings
+                    .endgame
+                    .as_ref()
+                    .expect("tables ended the game");
+                if let Some(policy) = tables
+                    .policy(&slot.state)
+                    .filter(|_| tables.policy_samples())
+                {
+                    // Its value target is exact, whatever `search_value_mix`.
+                    slot.pending.push(Pending {
+                        state: slot.state,
+                        policy,
+                        search_value: crate::state::outcome_from_scores(&scores[..p]),
+                    });
+                }
+                stats.tablebase_ends += 1;
+                (crate::state::outcome_from_scores(&scores[..p]), scores)
+            }
+            None => (outcome_values(&slot.state, rules), *slot.state.scores()),
+        };
         let total = rules.total_seeds().max(1) as f32;
         let mix = self.settings.search_value_mix;
         for s in &slot.pending {

@@ -4,13 +4,16 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use awale::az::endgame::{self, Prepared};
+use awale::tablebase::BuildEvent;
 use awale::train::training::{run as run_training, RunOptions};
 use awale::train::TrainConfig;
+use indicatif::{ProgressBar, ProgressStyle};
 
 const AFTER_HELP: &str = "\
 Runs iterations of self-play (batched MCTS guided by the network over many concurrent games,
-sharded over --threads worker threads, one per core by default) and gradient steps on a replay buffer, evaluates against the built-in agents every
-eval.every iterations, writes an atomic checkpoint every checkpoint.every iterations, and
+sharded over --threads worker threads, one per core by default) and gradient steps on a
+replay buffer, evaluates against the built-in agents every eval.every iterations, writes an atomic checkpoint every checkpoint.every iterations, and
 finishes with an evaluation tournament. Running the same command again resumes the run from
 OUT/checkpoint.ckpt exactly where it stopped (use --fresh to start over).
 
@@ -21,11 +24,16 @@ tiny.toml (seconds, for CI) (see
 docs/training.md). Logs: OUT/tb (TensorBoard: `tensorboard --logdir OUT/tb`) and
 OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
 
+Endgame tables in self-play: with selfplay.tablebase = \"DIR\" a game that reaches a position
+of at most selfplay.tablebase_seeds seeds ends there with the tables' exact result; missing
+tables are built into DIR first (once; the time is printed beside the run's).
+
 Examples:
   awale train
   awale train --config training/abapa.toml --out runs/abapa
   awale train --config training/abapa.toml --threads 2
   awale train --config training/abapa.toml --set training.max_minutes=30 --set search.kind=puct
+  awale train --config training/abapa.toml --set selfplay.tablebase=tablebases --set selfplay.tablebase_seeds=16
   awale tournament --agents nn:path=runs/abapa/checkpoint.ckpt,sims=128,alphabeta:depth=6";
 
 /// Arguments of `awale train`.
@@ -100,6 +108,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         },
         out.display()
     );
+    let tables_secs = prepare_tables(&cfg, !args.no_progress)?;
     let rules_spec = cfg.rules.clone();
     let keeps_generations = cfg.checkpoint.generations_every > 0;
     let s = run_training(cfg, &opts)?;
@@ -124,7 +133,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         print!("{}", r.table());
     }
     println!("checkpoint: {}", s.checkpoint.display());
-    println!("wall time: {:.1} s", start.elapsed().as_secs_f64());
+    match tables_secs {
+        Some(t) => println!(
+            "wall time: {:.1} s (building the endgame tables {t:.1} s, the run {:.1} s)",
+            start.elapsed().as_secs_f64(),
+            start.elapsed().as_secs_f64() - t
+        ),
+        None => println!("wall time: {:.1} s", start.elapsed().as_secs_f64()),
+    }
     println!(
         "play against it:    awale play --rules {} --opponent nn:path={},sims=64",
         rules_spec,
@@ -144,4 +160,53 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+/// Builds the endgame tables self-play uses (`selfplay.tablebase`) when they are missing, with
+/// a progress bar, and returns the seconds it took (`None` when nothing was built).
+fn prepare_tables(
+    cfg: &TrainConfig,
+    progress: bool,
+) -> Result<Option<f64>, Box<dyn std::error::Error>> {
+    let p = &cfg.selfplay;
+    if p.tablebase.is_empty() {
+        return Ok(None);
+    }
+    let rules = cfg.rules()?;
+    let total: u64 = (0..=p.tablebase_seeds)
+        .map(|n| awale::tablebase::ways(rules.pits(), n))
+        .sum();
+    let bar = if progress {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::hidden()
+    }
+    .with_style(
+        ProgressStyle::with_template(
+            "endgame tables {bar:40} {percent:>3}% {pos}/{len} positions, layer {msg}, {elapsed} (eta {eta})",
+        )
+        .expect("a valid template"),
+    );
+    let event = |e: BuildEvent| match e {
+        BuildEvent::LayerStarted { seeds, .. } => bar.set_message(seeds.to_string()),
+        BuildEvent::LayerDone(r) => bar.inc(r.positions),
+    };
+    match endgame::prepare(cfg, cfg.selfplay.threads, &event)? {
+        Prepared::Built(t) => {
+            bar.finish_and_clear();
+            eprintln!(
+                "built the endgame tables of {} up to {} seeds ({total} positions) in {:.1} s into {} \
+                 (kept for later runs)",
+                rules.base_name(),
+                p.tablebase_seeds,
+                t.as_secs_f64(),
+                p.tablebase
+            );
+            Ok(Some(t.as_secs_f64()))
+        }
+        _ => {
+            bar.finish_and_clear();
+            Ok(None)
+        }
+    }
 }

@@ -53,6 +53,12 @@ impl IterationStats {
             ("selfplay/total_games", counters.games as f64),
             ("replay/size", self.buffer as f64),
         ];
+        if sp.tablebase_ends > 0 {
+            scalars.push((
+                "selfplay/tablebase_end_rate",
+                sp.tablebase_ends as f64 / sp.games.max(1) as f64,
+            ));
+        }
         if let Some(l) = &self.losses {
             scalars.extend(l.scalars());
             scalars.push(("train/steps", counters.train_steps as f64));

@@ -69,9 +69,12 @@ impl Trainer {
         let encoding = cfg.observation()?;
         let device = super::train_device();
         let model = PolicyValueNet::from_config(&cfg, &device)?;
+        // Missing endgame tables are built here (once, into their folder) unless the caller
+        // built them first to report it (`awale train` does).
+        crate::az::endgame::prepare(&cfg, cfg.selfplay.threads, &|_| {})?;
         let selfplay = SelfPlay::with_threads(
             rules,
-            SelfPlaySettings::from_config(&cfg),
+            SelfPlaySettings::for_run(&cfg)?,
             cfg.selfplay.concurrent_games,
             cfg.selfplay.resolved_threads(),
         );

@@ -1,0 +1,210 @@
+//! Endgame tables in self-play (`selfplay.tablebase = "DIR"`, `selfplay.tablebase_seeds = N`):
+//! a self-play game that reaches a position of at most `N` seeds on the board ends there, with
+//! the stores perfect play would give from it. Every training sample of the game then gets
+//! the exact result as its value target, where without tables it gets the result of the
+//! network's own (imperfect) endgame. With `selfplay.tablebase_policy` (on by default) the
+//! position where the game entered the tables becomes a training sample too: its value is the
+//! table's, its policy target is spread evenly over the table's best moves, so the network
+//! still learns the endgames that self-play no longer plays.
+//!
+//! [`prepare`] builds the tables a config names when they are missing (once; they are saved
+//! in the folder for later runs) and [`SelfPlayTables::open`] opens them for a run.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use awale::az::endgame::SelfPlayTables;
+//! use awale::tablebase::Tablebase;
+//! use awale::{Rules, State};
+//! let rules = Rules::abapa();
+//! let table = Arc::new(Tablebase::build(&rules, 4, 1, &|_| {}).unwrap());
+//! let tables = SelfPlayTables::new(table, 4, true, &rules).unwrap();
+//! // South to move: 1 seed in F, North 1 in `a` and 1 in `b`; stores 23 and 22. F captures
+//! // 2 seeds, then North cannot feed South and South takes his last seed: 26 to 22.
+//! let s = State::from_parts(&rules, &[0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0], &[23, 22], 0, 0)
+//!     .unwrap();
+//! assert_eq!(tables.final_scores(&s).unwrap()[..2], [26, 22]);
+//! assert_eq!(tables.policy(&s).unwrap()[5], 1.0);
+//! ```
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::search::MAX_ACTIONS;
+use super::{TrainConfig, TrainError, TrainResult};
+use crate::rules::{Rules, MAX_PLAYERS};
+use crate::state::State;
+use crate::tablebase::{table_rules, BuildEvent, Tablebase};
+
+/// The endgame tables of a self-play run: which positions end a game, and whether the entry
+/// position becomes a sample with the tables' policy.
+#[derive(Clone)]
+pub struct SelfPlayTables {
+    table: Arc<Tablebase>,
+    max_seeds: usize,
+    policy: bool,
+}
+
+impl std::fmt::Debug for SelfPlayTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SelfPlayTables")
+            .field("rules", &self.table.rules().to_string())
+            .field("max_seeds", &self.max_seeds)
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+
+/// Two settings are equal when they use the same opened table the same way.
+impl PartialEq for SelfPlayTables {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.table, &other.table)
+            && self.max_seeds == other.max_seeds
+            && self.policy == other.policy
+    }
+}
+
+impl SelfPlayTables {
+    /// Games under `rules` end at positions of at most `max_seeds` seeds on the board, which
+    /// `table` must cover (same rules of play, at least `max_seeds` seeds).
+    pub fn new(
+        table: Arc<Tablebase>,
+        max_seeds: usize,
+        policy: bool,
+        rules: &Rules,
+    ) -> TrainResult<SelfPlayTables> {
+        if !table.covers(rules) {
+            return Err(TrainError::Config(format!(
+                "selfplay.tablebase: the tables are for '{}', the run plays '{rules}'",
+                table.rules()
+            )));
+        }
+        if max_seeds > table.max_seeds() {
+            return Err(TrainError::Config(format!(
+                "selfplay.tablebase_seeds = {max_seeds}: the tables cover at most {} seeds",
+                table.max_seeds()
+            )));
+        }
+        Ok(SelfPlayTables {
+            table,
+            max_seeds,
+            policy,
+        })
+    }
+
+    /// The tables a config names (`selfplay.tablebase`), or `None` when it names none. The
+    /// tables must exist ([`prepare`] builds them).
+    pub fn open(cfg: &TrainConfig) -> TrainResult<Option<SelfPlayTables>> {
+        let p = &cfg.selfplay;
+        if p.tablebase.is_empty() {
+            return Ok(None);
+        }
+        let rules = cfg.rules()?;
+        let table = Tablebase::open(Path::new(&p.tablebase), &rules, Some(p.tablebase_seeds))
+            .map_err(|e| TrainError::Config(format!("selfplay.tablebase: {e}")))?;
+        SelfPlayTables::new(
+            Arc::new(table),
+            p.tablebase_seeds,
+            p.tablebase_policy,
+            &rules,
+        )
+        .map(Some)
+    }
+
+    /// Most seeds on the board of a position that ends a game.
+    pub fn max_seeds(&self) -> usize {
+        self.max_seeds
+    }
+
+    /// Whether entry positions become samples with the tables' policy.
+    pub fn policy_samples(&self) -> bool {
+        self.policy
+    }
+
+    /// The final stores of the game from `state` under perfect play (each player's store now
+    /// plus the board seeds the tables give him), or `None` when the game is over or the board
+    /// holds more than [`SelfPlayTables::max_seeds`] seeds.
+    pub fn final_scores(&self, state: &State) -> Option<[u8; MAX_PLAYERS]> {
+        let rules = self.table.rules();
+        let n = state.board_seeds(rules);
+        if n as usize > self.max_seeds {
+            return None;
+        }
+        let mover_gets = self.table.value(state)?;
+        let m = state.to_move();
+        let mut scores = *state.scores();
+        scores[m] += mover_gets;
+        scores[1 - m] += n as u8 - mover_gets;
+        Some(scores)
+    }
+
+    /// The policy target of `state` from the tables: probability spread evenly over every
+    /// optimal move, or `None` as for [`SelfPlayTables::final_scores`].
+    pub fn policy(&self, state: &State) -> Option<[f32; MAX_ACTIONS]> {
+        if state.board_seeds(self.table.rules()) as usize > self.max_seeds {
+            return None;
+        }
+        let best = self.table.probe(state).ok()?.best_moves();
+        let mut p = [0f32; MAX_ACTIONS];
+        for &h in &best {
+            p[h] = 1.0 / best.len() as f32;
+        }
+        Some(p)
+    }
+}
+
+/// What [`prepare`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prepared {
+    /// The config uses no tables.
+    Unused,
+    /// The tables were there.
+    Found,
+    /// The tables were missing and were built and saved, in this wall time.
+    Built(Duration),
+}
+
+/// Makes sure the tables a config names (`selfplay.tablebase`, up to
+/// `selfplay.tablebase_seeds` seeds) exist: missing ones are built on `threads` threads (0: every
+/// core) and saved into the folder, once, for later runs. `progress` hears of each layer.
+pub fn prepare(
+    cfg: &TrainConfig,
+    threads: usize,
+    progress: &(dyn Fn(BuildEvent) + Sync),
+) -> TrainResult<Prepared> {
+    let p = &cfg.selfplay;
+    if p.tablebase.is_empty() {
+        return Ok(Prepared::Unused);
+    }
+    let rules = cfg.rules()?;
+    let dir = Path::new(&p.tablebase);
+    if Tablebase::open(dir, &rules, Some(p.tablebase_seeds)).is_ok() {
+        return Ok(Prepared::Found);
+    }
+    let start = Instant::now();
+    let table = Tablebase::build(&rules, p.tablebase_seeds, threads, progress)?;
+    table.save(dir)?;
+    Ok(Prepared::Built(start.elapsed()))
+}
+
+/// Checks the `selfplay.tablebase*` keys of a config without opening the tables (they may not
+/// be built yet).
+pub(crate) fn validate(cfg: &TrainConfig, rules: &Rules) -> TrainResult<()> {
+    let p = &cfg.selfplay;
+    if p.tablebase.is_empty() {
+        return Ok(());
+    }
+    let bad = |m: String| Err(TrainError::Config(format!("selfplay.tablebase: {m}")));
+    let table = match table_rules(rules) {
+        Ok(t) => t,
+        Err(e) => return bad(e.to_string()),
+    };
+    let most = (table.total_seeds() as usize).min(crate::tablebase::MAX_SEEDS);
+    if p.tablebase_seeds == 0 || p.tablebase_seeds > most {
+        return bad(format!(
+            "tablebase_seeds = {} should be from 1 to {most}",
+            p.tablebase_seeds
+        ));
+    }
+    Ok(())
+}
