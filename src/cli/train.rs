@@ -19,7 +19,7 @@ OUT/checkpoint.ckpt exactly where it stopped (use --fresh to start over).
 
 Without --config the built-in quick config (training/quick.toml) runs: the abapa recipe cut to
 about 3 minutes on 2 cores, ending with a network that beats greedy and alpha-beta depth 2.
-Configs: training/abapa.toml (the full recipe), awale.toml, wari.toml, oware3.toml, quick.toml,
+Configs: training/abapa.toml (the full recipe), awale.toml, wari.toml, oware3/4/6.toml, quick.toml,
 tiny.toml (seconds, for CI) (see
 docs/training.md). Logs: OUT/tb (TensorBoard: `tensorboard --logdir OUT/tb`) and
 OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
