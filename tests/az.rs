@@ -2,6 +2,7 @@
 //! for a given thread count, resumes exactly from its encoding, and the network trait works with
 //! hand-written networks.
 
+use awale::az::config::TableSamples;
 use awale::az::data::{ByteReader, ByteWriter, ReplayBuffer};
 use awale::az::network::{Network, NetworkEvaluator, UniformNetwork};
 use awale::az::search::{LeafEvaluator, UniformEvaluator};
@@ -218,14 +219,17 @@ fn small_board_tables(seeds: usize) -> (Rules, std::sync::Arc<awale::tablebase::
     (rules, std::sync::Arc::new(table))
 }
 
-#[test]
-fn a_self_play_game_that_enters_the_tables_ends_with_their_value() {
+/// Plays self-play games on the small board with tables of 10 seeds adding `samples`, and
+/// checks every game the tables ended: no move was searched in the tables, every sample has the
+/// exact result of the entry position as its value, and the samples in the tables have the
+/// tables' best moves as their policy. Returns the games the tables ended and the fewest seeds
+/// on the board of a sample.
+fn check_table_games(samples: TableSamples) -> (usize, usize) {
     use awale::az::endgame::SelfPlayTables;
     let (rules, table) = small_board_tables(10);
     let mut s = settings(3);
-    s.search.gumbel_actions = 4;
     s.full_search_prob = 1.0;
-    s.endgame = Some(SelfPlayTables::new(table.clone(), 10, true, &rules).unwrap());
+    s.endgame = Some(SelfPlayTables::new(table.clone(), 10, samples, &rules).unwrap());
     // One game at a time: the buffer holds the games one after the other.
     let mut sp = SelfPlay::with_threads(rules, s, 1, 1);
     let mut buf = ReplayBuffer::new(100_000);
@@ -233,64 +237,80 @@ fn a_self_play_game_that_enters_the_tables_ends_with_their_value() {
     let stats = sp.run(|| NetworkEvaluator::new(&net), 600, &mut buf);
     assert!(stats.games >= 5, "{stats:?}");
     assert!(stats.tablebase_ends >= 1, "{stats:?}");
-    let samples: Vec<_> = (0..buf.len()).map(|i| *buf.get(i)).collect();
-    // Games are split where the ply stops growing; a game the tables ended closes with its
-    // entry position, the only one of at most 10 seeds on the board.
+    let all: Vec<_> = (0..buf.len()).map(|i| *buf.get(i)).collect();
+    // Games are split where the ply stops growing.
     let mut games: Vec<Vec<awale::az::data::Sample>> = Vec::new();
-    for x in samples {
+    for x in all {
         match games.last_mut() {
             Some(g) if g.last().unwrap().state.ply() < x.state.ply() => g.push(x),
             _ => games.push(vec![x]),
         }
     }
-    let mut entered = 0;
+    let (mut entered, mut fewest) = (0, usize::MAX);
     for g in &games {
-        let entry = g.last().unwrap();
-        let n = entry.state.board_seeds(&rules) as usize;
-        for x in &g[..g.len() - 1] {
-            assert!(
-                x.state.board_seeds(&rules) as usize > 10,
-                "a game went on in the tables"
-            );
-        }
-        if n > 10 {
+        let seeds = |x: &awale::az::data::Sample| x.state.board_seeds(&rules) as usize;
+        let Some(k) = g.iter().position(|x| seeds(x) <= 10) else {
             continue; // ended by the rules
-        }
+        };
         entered += 1;
+        // The entry position: the first in the tables; self-play searched none after it.
+        let entry = &g[k];
         let probe = table.probe(&entry.state).unwrap();
         let m = entry.state.to_move();
+        let n = seeds(entry) as i32;
         let mine = entry.state.scores()[m] as i32 + probe.value as i32;
-        let theirs = entry.state.scores()[1 - m] as i32 + (n as i32 - probe.value as i32);
+        let theirs = entry.state.scores()[1 - m] as i32 + (n - probe.value as i32);
         let z = (mine - theirs).signum() as f32;
-        // The entry position's targets: the tables' value and best moves.
-        assert_eq!(entry.value[0], z, "entry value");
-        let best = probe.best_moves();
-        for h in 0..4 {
-            let want = if best.contains(&h) {
-                1.0 / best.len() as f32
-            } else {
-                0.0
-            };
-            assert_eq!(entry.policy[h], want, "policy of house {h}");
-        }
         assert_eq!(entry.score, (mine - theirs) as f32 / 24.0);
-        // Every earlier position of the game gets the same exact result, from its mover's side.
+        // Every position of the game gets the same exact result, from its mover's side.
         for x in g {
             let sign = if x.state.to_move() == m { 1.0 } else { -1.0 };
             assert_eq!(x.value[0], sign * z, "value at ply {}", x.state.ply());
         }
+        for x in &g[k..] {
+            fewest = fewest.min(seeds(x));
+            let best = table.probe(&x.state).unwrap().best_moves();
+            for h in 0..4 {
+                let want = if best.contains(&h) {
+                    1.0 / best.len() as f32
+                } else {
+                    0.0
+                };
+                assert_eq!(x.policy[h], want, "policy of house {h}");
+            }
+        }
+        match samples {
+            TableSamples::None => panic!("no sample in the tables"),
+            TableSamples::Entry => assert_eq!(k + 1, g.len(), "only the entry"),
+            TableSamples::Playout => {}
+        }
     }
-    assert_eq!(entered as u64, stats.tablebase_ends.min(games.len() as u64));
-    assert!(entered >= 1);
+    if samples != TableSamples::None {
+        assert_eq!(entered as u64, stats.tablebase_ends.min(games.len() as u64));
+    }
+    (entered, fewest)
+}
+
+#[test]
+fn a_self_play_game_that_enters_the_tables_ends_with_their_value() {
+    let (entered, fewest) = check_table_games(TableSamples::Entry);
+    assert!(
+        entered >= 1 && (5..=10).contains(&fewest),
+        "{entered} {fewest}"
+    );
+    assert_eq!(check_table_games(TableSamples::None).0, 0);
+    // Perfect play from the entry position goes on to the end of the game.
+    let (entered, fewest) = check_table_games(TableSamples::Playout);
+    assert!(entered >= 1 && fewest <= 4, "{entered} {fewest}");
 }
 
 #[test]
 fn self_play_tables_must_fit_the_rules_and_the_seeds() {
     use awale::az::endgame::SelfPlayTables;
     let (rules, table) = small_board_tables(6);
-    let e = SelfPlayTables::new(table.clone(), 8, true, &rules).unwrap_err();
+    let e = SelfPlayTables::new(table.clone(), 8, TableSamples::Entry, &rules).unwrap_err();
     assert!(e.to_string().contains("at most 6 seeds"), "{e}");
-    let e = SelfPlayTables::new(table, 6, true, &Rules::abapa()).unwrap_err();
+    let e = SelfPlayTables::new(table, 6, TableSamples::Entry, &Rules::abapa()).unwrap_err();
     assert!(e.to_string().contains("the run plays"), "{e}");
     let mut cfg = TrainConfig::tiny();
     cfg.set("selfplay.tablebase=some/dir").unwrap();
@@ -321,7 +341,7 @@ fn prepare_builds_missing_tables_once() {
     ));
     assert_eq!(prepare(&cfg, 1, &|_| {}).unwrap(), Prepared::Found);
     let t = SelfPlayTables::open(&cfg).unwrap().unwrap();
-    assert_eq!((t.max_seeds(), t.policy_samples()), (8, true));
+    assert_eq!((t.max_seeds(), t.samples()), (8, TableSamples::Entry));
     // Fewer seeds than built open the same folder.
     cfg.selfplay.tablebase_seeds = 5;
     assert_eq!(prepare(&cfg, 1, &|_| {}).unwrap(), Prepared::Found);

@@ -117,9 +117,24 @@ pub struct SelfPlayConfig {
     pub tablebase: String,
     /// Most seeds on the board of a position where a game ends on the tables.
     pub tablebase_seeds: usize,
-    /// With tables: the position where a game enters them becomes a training sample, its
-    /// value the tables' and its policy target spread over the tables' best moves.
-    pub tablebase_policy: bool,
+    /// With tables, the samples they add to a game they end: `none`; `entry` (the position
+    /// where the game entered them, its value the tables' and its policy target spread over
+    /// their best moves); or `playout` (the entry position and the positions of perfect play
+    /// from it to the end of the game, each kept with probability `search.full_search_prob`).
+    pub tablebase_samples: TableSamples,
+}
+
+/// The samples endgame tables add to a self-play game they end (`selfplay.tablebase_samples`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TableSamples {
+    /// None: the game's own samples only (with the exact result as their value).
+    None,
+    /// The position where the game entered the tables.
+    #[default]
+    Entry,
+    /// The entry position and the positions of perfect play from it.
+    Playout,
 }
 
 /// Gradient steps, replay buffer, losses and learning-rate schedule.
@@ -284,7 +299,7 @@ impl Default for SelfPlayConfig {
             overlap: false,
             tablebase: String::new(),
             tablebase_seeds: 12,
-            tablebase_policy: true,
+            tablebase_samples: TableSamples::Entry,
         }
     }
 }

@@ -2,47 +2,56 @@
 //! a self-play game that reaches a position of at most `N` seeds on the board ends there, with
 //! the stores perfect play would give from it. Every training sample of the game then gets
 //! the exact result as its value target, where without tables it gets the result of the
-//! network's own (imperfect) endgame. With `selfplay.tablebase_policy` (on by default) the
-//! position where the game entered the tables becomes a training sample too: its value is the
-//! table's, its policy target is spread evenly over the table's best moves, so the network
-//! still learns the endgames that self-play no longer plays.
+//! network's own (imperfect) endgame. `selfplay.tablebase_samples` says what the tables add to
+//! the game's samples, so that the network still learns the endgames self-play no longer plays:
+//! `entry` (the default), the position where the game entered the tables, its value the
+//! tables' and its policy target spread evenly over their best moves; `playout`, that position
+//! and the positions of perfect play from it to the end; `none`, nothing.
 //!
 //! [`prepare`] builds the tables a config names when they are missing (once; they are saved
 //! in the folder for later runs) and [`SelfPlayTables::open`] opens them for a run.
 //!
 //! ```
 //! use std::sync::Arc;
+//! use awale::az::config::TableSamples;
 //! use awale::az::endgame::SelfPlayTables;
 //! use awale::tablebase::Tablebase;
 //! use awale::{Rules, State};
 //! let rules = Rules::abapa();
 //! let table = Arc::new(Tablebase::build(&rules, 4, 1, &|_| {}).unwrap());
-//! let tables = SelfPlayTables::new(table, 4, true, &rules).unwrap();
+//! let tables = SelfPlayTables::new(table, 4, TableSamples::Entry, &rules).unwrap();
 //! // South to move: 1 seed in F, North 1 in `a` and 1 in `b`; stores 23 and 22. F captures
-//! // 2 seeds, then North cannot feed South and South takes his last seed: 26 to 22.
+//! // the 2 in `a`, then North cannot feed South and keeps his last seed: 25 to 23.
 //! let s = State::from_parts(&rules, &[0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0], &[23, 22], 0, 0)
 //!     .unwrap();
-//! assert_eq!(tables.final_scores(&s).unwrap()[..2], [26, 22]);
-//! assert_eq!(tables.policy(&s).unwrap()[5], 1.0);
+//! assert_eq!(tables.final_scores(&s).unwrap()[..2], [25, 23]);
+//! let history = awale::history::History::new();
+//! let rng = &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
+//! let added = tables.extra_samples(&rules, &s, &history, rng, 1.0);
+//! assert_eq!(added.len(), 1);
+//! assert_eq!(added[0].1[5], 1.0); // F is the only best move
 //! ```
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rand::Rng;
+
+use super::config::TableSamples;
 use super::search::MAX_ACTIONS;
 use super::{TrainConfig, TrainError, TrainResult};
+use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
 use crate::state::State;
 use crate::tablebase::{table_rules, BuildEvent, Tablebase};
 
-/// The endgame tables of a self-play run: which positions end a game, and whether the entry
-/// position becomes a sample with the tables' policy.
+/// The endgame tables of a self-play run: which positions end a game, and the samples they add.
 #[derive(Clone)]
 pub struct SelfPlayTables {
     table: Arc<Tablebase>,
     max_seeds: usize,
-    policy: bool,
+    samples: TableSamples,
 }
 
 impl std::fmt::Debug for SelfPlayTables {
@@ -50,7 +59,7 @@ impl std::fmt::Debug for SelfPlayTables {
         f.debug_struct("SelfPlayTables")
             .field("rules", &self.table.rules().to_string())
             .field("max_seeds", &self.max_seeds)
-            .field("policy", &self.policy)
+            .field("samples", &self.samples)
             .finish()
     }
 }
@@ -60,7 +69,7 @@ impl PartialEq for SelfPlayTables {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.table, &other.table)
             && self.max_seeds == other.max_seeds
-            && self.policy == other.policy
+            && self.samples == other.samples
     }
 }
 
@@ -70,7 +79,7 @@ impl SelfPlayTables {
     pub fn new(
         table: Arc<Tablebase>,
         max_seeds: usize,
-        policy: bool,
+        samples: TableSamples,
         rules: &Rules,
     ) -> TrainResult<SelfPlayTables> {
         if !table.covers(rules) {
@@ -88,7 +97,7 @@ impl SelfPlayTables {
         Ok(SelfPlayTables {
             table,
             max_seeds,
-            policy,
+            samples,
         })
     }
 
@@ -105,7 +114,7 @@ impl SelfPlayTables {
         SelfPlayTables::new(
             Arc::new(table),
             p.tablebase_seeds,
-            p.tablebase_policy,
+            p.tablebase_samples,
             &rules,
         )
         .map(Some)
@@ -116,9 +125,9 @@ impl SelfPlayTables {
         self.max_seeds
     }
 
-    /// Whether entry positions become samples with the tables' policy.
-    pub fn policy_samples(&self) -> bool {
-        self.policy
+    /// The samples the tables add to a game they end.
+    pub fn samples(&self) -> TableSamples {
+        self.samples
     }
 
     /// The final stores of the game from `state` under perfect play (each player's store now
@@ -137,19 +146,52 @@ impl SelfPlayTables {
         scores[1 - m] += n as u8 - mover_gets;
         Some(scores)
     }
+}
 
-    /// The policy target of `state` from the tables: probability spread evenly over every
-    /// optimal move, or `None` as for [`SelfPlayTables::final_scores`].
-    pub fn policy(&self, state: &State) -> Option<[f32; MAX_ACTIONS]> {
-        if state.board_seeds(self.table.rules()) as usize > self.max_seeds {
-            return None;
+impl SelfPlayTables {
+    /// The positions the tables add as samples to a game they end at `entry` (reached with
+    /// `history`), with their policy targets: nothing, the entry position, or the entry position
+    /// and those of perfect play from it (ties between best moves broken by `rng`; each
+    /// position after the entry kept with probability `keep`). Perfect play keeps the entry's
+    /// value, so every one of them has the game's exact result; a playout stops where the tables
+    /// value a position by the cycle rule (its best move may not keep the value), where the rules
+    /// end the game, or after 300 plies.
+    pub fn extra_samples<R: Rng>(
+        &self,
+        rules: &Rules,
+        entry: &State,
+        history: &History,
+        rng: &mut R,
+        keep: f64,
+    ) -> Vec<(State, [f32; MAX_ACTIONS])> {
+        let mut out = Vec::new();
+        if self.samples == TableSamples::None {
+            return out;
         }
-        let best = self.table.probe(state).ok()?.best_moves();
-        let mut p = [0f32; MAX_ACTIONS];
-        for &h in &best {
-            p[h] = 1.0 / best.len() as f32;
+        let (mut state, mut history) = (*entry, history.clone());
+        for ply in 0..300 {
+            if state.is_over() {
+                break;
+            }
+            let Ok(probe) = self.table.probe(&state) else {
+                break;
+            };
+            let best = probe.best_moves();
+            if ply == 0 || keep >= 1.0 || rng.random_bool(keep) {
+                let mut p = [0f32; MAX_ACTIONS];
+                for &h in &best {
+                    p[h] = 1.0 / best.len() as f32;
+                }
+                out.push((state, p));
+            }
+            if self.samples == TableSamples::Entry || probe.cycle || best.is_empty() {
+                break;
+            }
+            let mv = best[rng.random_range(0..best.len())];
+            let info = state.apply_unchecked(rules, mv);
+            history.record(rules, &mut state, &info);
         }
-        Some(p)
+        out
     }
 }
 

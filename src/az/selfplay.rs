@@ -545,20 +545,18 @@ impl Shard {
         let p = rules.players as usize;
         let (z, scores) = match exact {
             Some(scores) => {
-                let tables = self
-                    .settings
-                    .endgame
-                    .as_ref()
-                    .expect("tables ended the game");
-                if let Some(policy) = tables
-                    .policy(&slot.state)
-                    .filter(|_| tables.policy_samples())
-                {
-                    // Its value target is exact, whatever `search_value_mix`.
+                let tables = self.settings.endgame.as_ref();
+                let tables = tables.expect("tables ended the game");
+                let keep = self.settings.full_search_prob;
+                let added =
+                    tables.extra_samples(rules, &slot.state, &slot.history, &mut slot.rng, keep);
+                // Their value targets are exact, whatever `search_value_mix`.
+                let exact = crate::state::outcome_from_scores(&scores[..p]);
+                for (state, policy) in added {
                     slot.pending.push(Pending {
-                        state: slot.state,
+                        state,
                         policy,
-                        search_value: crate::state::outcome_from_scores(&scores[..p]),
+                        search_value: exact,
                     });
                 }
                 stats.tablebase_ends += 1;
