@@ -543,3 +543,32 @@ fn the_error_is_that_of_the_lowest_failing_game_whatever_the_threads() {
     assert!(called.load(Ordering::SeqCst));
     assert!(errors.windows(2).all(|w| w[0] == w[1]), "{errors:?}");
 }
+
+#[test]
+fn first_places_count_the_winners_of_multi_player_games() {
+    let rules: Rules = "oware3".parse().unwrap();
+    let mut cfg = config(rules, 6);
+    cfg.format = Format::Gauntlet("greedy".into());
+    let players = entrants(&["random", "random:name=r2", "greedy"], &rules);
+    let report = run(&cfg, &players).unwrap();
+    assert_eq!(report.first_places.len(), 3);
+    let total: f64 = report
+        .first_places
+        .iter()
+        .map(|f| f.share * f.games as f64)
+        .sum();
+    // Every game has exactly one win to share out.
+    assert!((total - report.games_played as f64).abs() < 1e-9, "{total}");
+    for f in &report.first_places {
+        assert!((f.fair_share - 1.0 / 3.0).abs() < 1e-12);
+        assert!(f.lower <= f.share && f.share <= f.upper);
+        assert!(f.won + f.shared <= f.games);
+    }
+    assert!(report.table().contains("first places"));
+    // Two-player games have none.
+    let two = run(
+        &config(Rules::abapa(), 2),
+        &entrants(&["random", "greedy"], &Rules::abapa()),
+    );
+    assert!(two.unwrap().first_places.is_empty());
+}

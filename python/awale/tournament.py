@@ -165,6 +165,10 @@ class TournamentResult:
         games: games played; ``games_scheduled``, ``complete`` (all played), ``stopped`` (the
             ``progress`` callback stopped the run before it played all its games; the same
             call with ``out=`` resumes it).
+        first_places: in games of three or more players, one dict per agent (crosstable order):
+            ``name``, ``games``, ``won`` (alone), ``shared`` (first places shared), ``share``
+            (of the wins; a first place shared by k counts 1/k), ``fair_share`` (1/players),
+            ``lower`` and ``upper`` (95% interval of ``share``); empty for 2-player games.
         rules, format, gauntlet, anchor, anchor_rating, elo_error, end_reasons, mean_plies.
         records: the game records (``awale.Game.from_record`` replays them); ``game_results``
             the games as dicts (seats, scores, points, end, plies, record ...).
@@ -196,6 +200,7 @@ class TournamentResult:
         self.elo_error: Optional[str] = data.get("elo_error")
         self.end_reasons: Dict[str, int] = dict(data.get("end_reasons", {}))
         self.mean_plies: float = float(data.get("mean_plies", 0.0))
+        self.first_places: List[Dict[str, Any]] = [dict(f) for f in data.get("first_places", [])]
         self.game_results: List[Dict[str, Any]] = [dict(g) for g in data.get("game_results", [])]
 
     @property

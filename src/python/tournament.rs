@@ -414,6 +414,7 @@ fn report_json(report: &TournamentReport, anchor_rating: f64) -> Value {
         "anchor_rating": anchor_rating,
         "elo_error": report.elo_error,
         "end_reasons": report.end_reasons,
+        "first_places": report.first_places,
         "mean_plies": report.mean_plies,
         "table": report.table(),
         "game_results": games,

@@ -71,7 +71,7 @@ mod schedule;
 mod store;
 
 pub use progress_bar::ProgressBar;
-pub use report::{Standing, TournamentReport};
+pub use report::{first_places, FirstPlaces, Standing, TournamentReport};
 pub use run::{run, run_observed, GameResult, Progress, TournamentObserver};
 pub use schedule::{opening, schedule, ScheduledGame};
 

@@ -35,6 +35,113 @@ pub struct Standing {
     pub upper: Option<f64>,
 }
 
+/// An agent's first places in the games of three or more players: the measure of strength
+/// there, where a game has one winner and a fair share of `1 / players` wins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FirstPlaces {
+    /// The agent.
+    pub name: String,
+    /// Games of three or more players it played.
+    pub games: u32,
+    /// Games it won alone (the most seeds).
+    pub won: u32,
+    /// Games whose most seeds it shared with others.
+    pub shared: u32,
+    /// Its share of the wins: games won, plus `1 / k` of each first place shared by `k`, over
+    /// games.
+    pub share: f64,
+    /// The share a player of equal strength gets: the mean of `1 / players` over its games.
+    pub fair_share: f64,
+    /// The 95% interval of `share` (Wilson score interval over `games`).
+    pub lower: f64,
+    /// Upper end of that interval.
+    pub upper: f64,
+}
+
+impl FirstPlaces {
+    /// The share of wins over the fair share (1 for a player of average strength).
+    pub fn ratio(&self) -> f64 {
+        if self.fair_share > 0.0 {
+            self.share / self.fair_share
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The first places of each of `names` in the games of three or more seats (empty when there
+/// are none), in `names`' order.
+///
+/// ```
+/// use awale::tournament::first_places;
+/// // Scores by seat of two 3-player games: A wins the first, B and C share the second.
+/// let games = [(vec!["A", "B", "C"], vec![20u32, 16, 12]), (vec!["B", "C", "A"], vec![18, 18, 12])];
+/// let f = first_places(&["A".into(), "B".into(), "C".into()], games.iter().map(|(s, x)| (&s[..], &x[..])));
+/// assert_eq!((f[0].won, f[1].shared, f[1].share), (1, 1, 0.25));
+/// assert!((f[0].fair_share - 1.0 / 3.0).abs() < 1e-12);
+/// ```
+pub fn first_places<'a, S: AsRef<str> + 'a>(
+    names: &[String],
+    games: impl Iterator<Item = (&'a [S], &'a [u32])>,
+) -> Vec<FirstPlaces> {
+    let n = names.len();
+    let (mut played, mut won, mut shared) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+    let (mut points, mut fair) = (vec![0f64; n], vec![0f64; n]);
+    let mut any = false;
+    for (seats, scores) in games {
+        if seats.len() < 3 {
+            continue;
+        }
+        any = true;
+        let best = scores.iter().copied().max().unwrap_or(0);
+        let leaders = scores.iter().filter(|&&x| x == best).count();
+        for (seat, &score) in seats.iter().zip(scores) {
+            let Some(i) = names.iter().position(|x| x == seat.as_ref()) else {
+                continue;
+            };
+            played[i] += 1;
+            fair[i] += 1.0 / seats.len() as f64;
+            if score == best {
+                points[i] += 1.0 / leaders as f64;
+                if leaders == 1 {
+                    won[i] += 1;
+                } else {
+                    shared[i] += 1;
+                }
+            }
+        }
+    }
+    if !any {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|i| {
+            let g = played[i].max(1) as f64;
+            let share = points[i] / g;
+            let (lower, upper) = wilson(share, g);
+            FirstPlaces {
+                name: names[i].clone(),
+                games: played[i],
+                won: won[i],
+                shared: shared[i],
+                share,
+                fair_share: fair[i] / g,
+                lower,
+                upper,
+            }
+        })
+        .collect()
+}
+
+/// The 95% Wilson score interval of a proportion `p` over `n` trials.
+fn wilson(p: f64, n: f64) -> (f64, f64) {
+    let z = 1.959_963_984_540_054;
+    let d = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / d;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
 /// Everything a tournament produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TournamentReport {
@@ -54,6 +161,9 @@ pub struct TournamentReport {
     pub matchups: Matchups,
     /// Agents by rating (by score when there are no ratings).
     pub standings: Vec<Standing>,
+    /// First places in the games of three or more players, in entry order (empty otherwise).
+    #[serde(default)]
+    pub first_places: Vec<FirstPlaces>,
     /// The Elo fit.
     pub elo: Option<EloFit>,
     /// Why there is no Elo fit, if there is none.
@@ -170,6 +280,7 @@ impl TournamentReport {
             games_played: games.len(),
             complete: games.len() == scheduled,
             los: elo.as_ref().map(|f| f.los()),
+            first_places: first_places(names, games.iter().map(|g| (&g.seats[..], &g.scores[..]))),
             matchups: m,
             standings,
             elo,
@@ -239,6 +350,42 @@ impl TournamentReport {
                 "(Elo by maximum likelihood, anchor {} = {:.0}; intervals are 95%)",
                 self.agents[f.anchor], f.ratings[f.anchor]
             );
+        }
+        if !self.first_places.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nfirst places (games of 3 or more players; a game won alone counts 1, a first \
+                 place shared by k counts 1/k):"
+            );
+            let _ = writeln!(
+                out,
+                "{:>4}  {:<w$}  {:>6}  {:>5}  {:>6}  {:>6}  {:>15}  {:>10}  {:>12}",
+                "rank",
+                "agent",
+                "games",
+                "won",
+                "shared",
+                "share",
+                "95% interval",
+                "fair share",
+                "× fair share"
+            );
+            for (r, &i) in self.rank_order().iter().enumerate() {
+                let f = &self.first_places[i];
+                let _ = writeln!(
+                    out,
+                    "{:>4}  {:<w$}  {:>6}  {:>5}  {:>6}  {:>5.1}%  {:>15}  {:>9.1}%  {:>12.2}",
+                    r + 1,
+                    f.name,
+                    f.games,
+                    f.won,
+                    f.shared,
+                    100.0 * f.share,
+                    format!("[{:.1}, {:.1}]", 100.0 * f.lower, 100.0 * f.upper),
+                    100.0 * f.fair_share,
+                    f.ratio()
+                );
+            }
         }
         // The crosstable and the likelihood table list the agents in rank order and number them
         // `#rank`, as the standings above do.

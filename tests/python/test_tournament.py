@@ -126,6 +126,26 @@ def test_multi_player_rules_with_callables():
     assert r.games == 4 * 3 and r.crosstable.shape == (4, 4)
     assert all(Game.from_record(t).players == 3 for t in r.records)
     assert all(len(g["seats"]) == 3 for g in r.game_results)
+    # First places, the measure of strength with three players, from the games themselves.
+    by_name = {f["name"]: f for f in r.first_places}
+    assert sorted(by_name) == sorted(r.names)
+    for name, f in by_name.items():
+        mine = [g for g in r.game_results if name in g["seats"]]
+        won = shared = 0
+        share = 0.0
+        for g in mine:
+            top = max(g["scores"])
+            leaders = g["scores"].count(top)
+            if g["scores"][g["seats"].index(name)] == top:
+                share += 1 / leaders
+                won += leaders == 1
+                shared += leaders > 1
+        assert (f["games"], f["won"], f["shared"]) == (len(mine), won, shared)
+        assert abs(f["share"] - share / len(mine)) < 1e-12
+        assert abs(f["fair_share"] - 1 / 3) < 1e-12
+        assert f["lower"] <= f["share"] <= f["upper"]
+    assert "first places" in r.table()
+    assert awale.tournament(["random", "greedy"], games=2).first_places == []
 
 
 def test_gauntlet():
