@@ -355,3 +355,22 @@ fn prepare_builds_missing_tables_once() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn self_play_with_tables_reproduces_itself() {
+    use awale::az::endgame::SelfPlayTables;
+    let (rules, table) = small_board_tables(10);
+    let play = || {
+        let mut s = settings(4);
+        s.endgame =
+            Some(SelfPlayTables::new(table.clone(), 10, TableSamples::Playout, &rules).unwrap());
+        let mut sp = SelfPlay::with_threads(rules, s, 6, 2);
+        let mut buf = ReplayBuffer::new(100_000);
+        let net = SeedCounter(rules);
+        let stats = sp.run(|| NetworkEvaluator::new(&net), 300, &mut buf);
+        (buf, stats, encoded(&sp))
+    };
+    let (a, b) = (play(), play());
+    assert!(a.1.tablebase_ends > 0);
+    assert_eq!(a, b);
+}
