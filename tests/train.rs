@@ -226,6 +226,44 @@ fn a_resumed_checkpoint_takes_the_same_steps_bit_for_bit() {
     }
 }
 
+/// With endgame tables in self-play (a small board whose tables build at once): the trainer
+/// builds the missing tables itself, the tables end games, and a resumed run is still the
+/// uninterrupted one bit for bit.
+#[test]
+fn a_run_with_tables_builds_them_ends_games_on_them_and_resumes_exactly() {
+    let dir = tempdir("tables");
+    let mut cfg = micro_config();
+    cfg.rules = "abapa:houses=4,seeds=3,win=13".into();
+    cfg.selfplay.tablebase = dir.join("tb").display().to_string();
+    cfg.selfplay.tablebase_seeds = 8;
+    cfg.set("selfplay.tablebase_samples=playout").unwrap();
+    let mut a = Trainer::new(cfg.clone()).unwrap();
+    assert!(
+        dir.join("tb").read_dir().unwrap().count() >= 9,
+        "layers 0 to 8 saved"
+    );
+    let mut ends = 0;
+    for _ in 0..4 {
+        ends += a.iteration().unwrap().selfplay.tablebase_ends;
+    }
+    assert!(ends > 0, "no game ended on the tables");
+    let mut b = Trainer::new(cfg.clone()).unwrap();
+    for _ in 0..2 {
+        b.iteration().unwrap();
+    }
+    let path = dir.join("ck.ckpt");
+    b.checkpoint(1.0).unwrap().write(&path).unwrap();
+    let mut c = Trainer::from_checkpoint(&Checkpoint::read(&path).unwrap(), cfg).unwrap();
+    for _ in 0..2 {
+        c.iteration().unwrap();
+    }
+    assert_eq!(a.buffer(), c.buffer());
+    let (ka, kc) = (a.checkpoint(0.0).unwrap(), c.checkpoint(0.0).unwrap());
+    assert_eq!(ka.model, kc.model);
+    assert_eq!(ka.selfplay, kc.selfplay);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn corrupt_or_mismatched_checkpoints_are_refused() {
     let cfg = micro_config();
