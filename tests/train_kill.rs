@@ -120,3 +120,41 @@ fn a_killed_run_resumes_to_the_same_checkpoint() {
     }
     panic!("every run finished before it could be killed");
 }
+
+#[test]
+fn awale_train_builds_missing_tables_once_and_reports_the_time() {
+    let dir = tempdir("tables");
+    let tb = dir.join("tb");
+    let run = |out: &str| {
+        let mut c = train(&dir.join(out), 2);
+        for set in [
+            "rules=abapa:houses=4,seeds=3,win=13".to_string(),
+            format!("selfplay.tablebase={}", tb.display()),
+            "selfplay.tablebase_seeds=6".into(),
+        ] {
+            c.arg("--set").arg(set);
+        }
+        let o = c
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let (out, err) = run("a");
+    assert!(
+        err.contains("built the endgame tables of abapa up to 6 seeds"),
+        "{err}"
+    );
+    assert!(out.contains("building the endgame tables"), "{out}");
+    assert_eq!(tb.read_dir().unwrap().count(), 7, "layers 0 to 6");
+    // A second run finds them.
+    let (out, err) = run("b");
+    assert!(!err.contains("built the endgame tables"), "{err}");
+    assert!(!out.contains("building the endgame tables"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
