@@ -13,7 +13,7 @@ use super::{TrainConfig, TrainResult};
 use crate::agents::{derive_seed, Agent};
 use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::tablebase::Tablebase;
-use crate::tournament::{self, Entrant, Format, GameResult, TournamentConfig};
+use crate::tournament::{self, Entrant, Format, TournamentConfig};
 
 /// Notes kept in checkpoints: the evaluation history (the Elo curve).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -154,7 +154,10 @@ pub fn evaluate_core(
     for (j, e) in entrants.iter().enumerate().skip(1) {
         let g = report.matchups.games(0, j);
         let pts = report.matchups.points(0, j);
-        let (w, d, l) = wdl(&report.games, e.name());
+        // Pairwise results: with 3 or more players, those of the network against this
+        // opponent inside each game (every game holds every entrant).
+        let m = &report.matchups;
+        let (w, d, l) = (m.wins[0][j], m.draws[0][j], m.wins[j][0]);
         let score = if g > 0 { pts / g as f64 } else { 0.0 };
         results.push((e.name().to_string(), score, w, d, l));
         let r = match reference {
@@ -194,25 +197,6 @@ pub fn evaluate_core(
         secs: t0.elapsed().as_secs_f64(),
         endgame,
     })
-}
-
-/// Wins, draws and losses of the network against `opponent` in the games.
-fn wdl(games: &[GameResult], opponent: &str) -> (u32, u32, u32) {
-    let (mut w, mut d, mut l) = (0, 0, 0);
-    for g in games {
-        let Some(me) = g.seats.iter().position(|s| s == "network") else {
-            continue;
-        };
-        if !g.seats.iter().any(|s| s == opponent) {
-            continue;
-        }
-        match g.points[me] {
-            p if p > 0.5 => w += 1,
-            p if p < 0.5 => l += 1,
-            _ => d += 1,
-        }
-    }
-    (w, d, l)
 }
 
 /// The maximum-likelihood Elo of a player who scored `points` in `games` against opponents of
