@@ -146,9 +146,7 @@ impl SelfPlayTables {
         scores[1 - m] += n as u8 - mover_gets;
         Some(scores)
     }
-}
 
-impl SelfPlayTables {
     /// The positions the tables add as samples to a game they end at `entry` (reached with
     /// `history`), with their policy targets: nothing, the entry position, or the entry position
     /// and those of perfect play from it (ties between best moves broken by `rng`; each
