@@ -550,17 +550,17 @@ impl Shard {
                 let keep = self.settings.full_search_prob;
                 let added =
                     tables.extra_samples(rules, &slot.state, &slot.history, &mut slot.rng, keep);
+                let z = crate::state::outcome_from_scores(&scores[..p]);
                 // Their value targets are exact, whatever `search_value_mix`.
-                let exact = crate::state::outcome_from_scores(&scores[..p]);
                 for (state, policy) in added {
                     slot.pending.push(Pending {
                         state,
                         policy,
-                        search_value: exact,
+                        search_value: z,
                     });
                 }
                 stats.tablebase_ends += 1;
-                (crate::state::outcome_from_scores(&scores[..p]), scores)
+                (z, scores)
             }
             None => (outcome_values(&slot.state, rules), *slot.state.scores()),
         };

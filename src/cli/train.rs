@@ -13,8 +13,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 const AFTER_HELP: &str = "\
 Runs iterations of self-play (batched MCTS guided by the network over many concurrent games,
 sharded over --threads worker threads, one per core by default) and gradient steps on a
-replay buffer, evaluates against the built-in agents every eval.every iterations, writes an atomic checkpoint every checkpoint.every iterations, and
-finishes with an evaluation tournament. Running the same command again resumes the run from
+replay buffer, evaluates against the built-in agents every eval.every iterations, writes an
+atomic checkpoint every checkpoint.every iterations, and finishes with an evaluation tournament. Running the same command again resumes the run from
 OUT/checkpoint.ckpt exactly where it stopped (use --fresh to start over).
 
 Without --config the built-in quick config (training/quick.toml) runs: the abapa recipe cut to
@@ -133,13 +133,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         print!("{}", r.table());
     }
     println!("checkpoint: {}", s.checkpoint.display());
+    let wall = start.elapsed().as_secs_f64();
     match tables_secs {
         Some(t) => println!(
-            "wall time: {:.1} s (building the endgame tables {t:.1} s, the run {:.1} s)",
-            start.elapsed().as_secs_f64(),
-            start.elapsed().as_secs_f64() - t
+            "wall time: {wall:.1} s (building the endgame tables {t:.1} s, the run {:.1} s)",
+            wall - t
         ),
-        None => println!("wall time: {:.1} s", start.elapsed().as_secs_f64()),
+        None => println!("wall time: {wall:.1} s"),
     }
     println!(
         "play against it:    awale play --rules {} --opponent nn:path={},sims=64",
