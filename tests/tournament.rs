@@ -274,10 +274,27 @@ fn three_player_games_rotate_every_entrant_through_every_seat() {
             assert_eq!(n, 2, "{name} at seat {seat}");
         }
     }
-    // Games 0-2 share an opening, 3-5 another.
+    // The six games share one opening, played in both seating orders: each entrant sits
+    // right after each other one three times (the player after receives the mover's seeds).
     let moves = |i: usize, n: usize| r.games[i].record.moves[..n].to_vec();
     let k = r.games[0].opening_plies;
-    assert_eq!(moves(0, k), moves(2, k));
+    assert!((1..6).all(|i| moves(i, k) == moves(0, k)));
+    for a in ["random", "greedy", "mcts:sims=20"] {
+        for b in ["random", "greedy", "mcts:sims=20"]
+            .into_iter()
+            .filter(|&b| b != a)
+        {
+            let after = |g: &awale::tournament::GameResult| {
+                let s = g.seats.iter().position(|x| x == a).unwrap();
+                g.seats[(s + 1) % 3] == b
+            };
+            assert_eq!(
+                r.games.iter().filter(|g| after(g)).count(),
+                3,
+                "{b} after {a}"
+            );
+        }
+    }
     for g in &r.games {
         let replayed = g.record.replay().unwrap();
         assert_eq!(replayed.scores(), g.scores);

@@ -284,7 +284,8 @@ def tournament(
             It is called by one thread at a time unless it has an attribute
             ``thread_safe = True``.
         rules: a rules spec or ``awale.Rules`` (multi-player rules such as ``"oware3"`` work).
-        games: games per pairing (best a multiple of the number of players).
+        games: games per pairing (best a multiple of 2, or of twice the number of players
+            with 3 or more: each opening is played in every seat of both seating orders).
         openings: random plies of each opening (the same openings for every pairing).
         seed: the tournament seed: the same seed gives the same games.
         threads: worker threads (0: one per core); results do not depend on it.

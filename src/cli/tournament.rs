@@ -8,8 +8,10 @@ use awale::{AwaleError, Rules};
 
 const AFTER_HELP: &str = "\
 Plays every pairing of agents (round-robin) or the gauntlet agent against every other, each
-pairing GAMES games: random openings of K plies, each played with the seats swapped (rotated
-through every seat with 3 or more players). Games run in parallel; results do not depend on
+pairing GAMES games: random openings of K plies, each played with the seats swapped (with 3
+or more players: rotated through every seat in both seating orders, 2 x players games per
+opening, so no one always sits after the same entrant; best a multiple of that). Games run in
+parallel; results do not depend on
 the number of threads. A game is won by the player with more seeds in store; a game cut off at
 the ply limit is adjudicated the same way. With 3 or more players the Elo ratings come from
 the pairwise results inside each game, and a table of first places gives each agent's share of

@@ -3,10 +3,13 @@
 //!
 //! **Schedule.** A *pairing* is a set of entrants who sit at one board: every pair in a 2-player
 //! game, every set of `players` entrants in the multi-player game (round-robin), or only those
-//! sets that include the gauntlet agent. Each pairing plays `games` games. Games come in groups
-//! of `players`: one random opening (`openings` uniformly random plies from the start, the same
-//! openings for every pairing) played with the seats rotated, so that every entrant of the
-//! pairing plays it from every seat (seats swapped in a 2-player game).
+//! sets that include the gauntlet agent. Each pairing plays `games` games. Games come in groups:
+//! one random opening (`openings` uniformly random plies from the start, the same openings for
+//! every pairing) played with the seats rotated, so that every entrant of the pairing plays it
+//! from every seat (seats swapped in a 2-player game: groups of 2). With 3 or more players the
+//! group also rotates the reversed order (groups of `2 × players`), so that each entrant sits
+//! right after each other one as often as right before him: in relay-sown owaré the next player
+//! receives the mover's seeds, and a fixed order favours whoever sits after the weakest.
 //!
 //! **Reproducibility.** Game `i` is a pure function of the tournament seed and `i`: its opening
 //! and the seeds its agents are reset with derive from them, so results do not depend on the

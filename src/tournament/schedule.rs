@@ -86,19 +86,36 @@ pub fn schedule(cfg: &TournamentConfig, names: &[String]) -> Result<Vec<Schedule
             out
         }
     };
+    let orders = seatings(k);
     let mut out = Vec::with_capacity(pairings.len() * cfg.games);
     for (p, combo) in pairings.iter().enumerate() {
         for j in 0..cfg.games {
-            let rot = j % k;
             out.push(ScheduledGame {
                 index: out.len(),
                 pairing: p,
-                opening: j / k,
-                seats: (0..k).map(|s| combo[(s + rot) % k]).collect(),
+                opening: j / orders.len(),
+                seats: orders[j % orders.len()].iter().map(|&s| combo[s]).collect(),
             });
         }
     }
     Ok(out)
+}
+
+/// The seatings one opening is played in, as positions in the pairing: every rotation (each
+/// entrant at every seat) and, with 3 or more players, every rotation of the reversed order
+/// too, so that each entrant also sits after each other one as often as before him (in
+/// relay-sown owaré the next player receives the mover's seeds: a fixed order favours whoever
+/// sits after the weakest entrant).
+fn seatings(k: usize) -> Vec<Vec<usize>> {
+    let forward: Vec<usize> = (0..k).collect();
+    let mut orders = vec![forward.clone()];
+    if k >= 3 {
+        orders.push(forward.iter().rev().copied().collect());
+    }
+    orders
+        .iter()
+        .flat_map(|o| (0..k).map(move |r| (0..k).map(|s| o[(s + r) % k]).collect()))
+        .collect()
 }
 
 /// All `k`-subsets of `0..n`, in lexicographic order.
@@ -178,12 +195,43 @@ mod tests {
     #[test]
     fn three_player_schedule_rotates_every_seat() {
         let mut cfg = TournamentConfig::new(Rules::oware(3).unwrap());
-        cfg.games = 3;
+        cfg.games = 12;
         let s = schedule(&cfg, &["a".into(), "b".into(), "c".into(), "d".into()]).unwrap();
-        assert_eq!(s.len(), 12);
+        assert_eq!(s.len(), 48);
         assert_eq!(s[0].seats, vec![0, 1, 2]);
         assert_eq!(s[1].seats, vec![1, 2, 0]);
         assert_eq!(s[2].seats, vec![2, 0, 1]);
-        assert!(s[..3].iter().all(|g| g.opening == 0));
+        assert_eq!(s[3].seats, vec![2, 1, 0]);
+        assert_eq!(s[4].seats, vec![1, 0, 2]);
+        assert_eq!(s[5].seats, vec![0, 2, 1]);
+        assert!(s[..6].iter().all(|g| g.opening == 0));
+        assert_eq!((s[6].opening, s[6].seats.clone()), (1, vec![0, 1, 2]));
+        assert_eq!((s[12].pairing, s[12].opening), (1, 0));
+    }
+
+    #[test]
+    fn every_entrant_sits_after_every_other_equally() {
+        for k in [3usize, 4, 6] {
+            let orders = seatings(k);
+            assert_eq!(orders.len(), 2 * k);
+            // after[a][b]: how often b sits right after a.
+            let mut after = vec![vec![0; k]; k];
+            let mut at = vec![vec![0; k]; k];
+            for o in &orders {
+                for s in 0..k {
+                    after[o[s]][o[(s + 1) % k]] += 1;
+                    at[o[s]][s] += 1;
+                }
+            }
+            assert!(
+                at.iter().flatten().all(|&n| n == 2),
+                "k={k}: every entrant at every seat twice"
+            );
+            for (a, row) in after.iter().enumerate() {
+                assert_eq!(row[(a + 1) % k], row[(a + k - 1) % k], "k={k}");
+                assert_eq!(row[(a + 1) % k], k, "k={k}");
+            }
+        }
+        assert_eq!(seatings(2), vec![vec![0, 1], vec![1, 0]]);
     }
 }
