@@ -11,6 +11,7 @@ page's pictures (those of ``docs/img/serve_*.png``).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -140,4 +141,36 @@ def test_play_a_game_by_clicking_then_replay_a_tournament(server, page):
     page.click("#replay-load")
     page.wait_for_function("() => document.querySelector('#replay-error').textContent.length > 0")
     assert "line 1" in page.text_content("#replay-error")
+    assert errors == [], errors
+
+
+def test_a_crafted_replay_file_shows_its_text_and_runs_nothing(server, page):
+    """Seat names come from the uploaded file: markup in them is shown as text, never run."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(
+            [_binary(), "tournament", "--agents", "random,greedy", "--games", "2",
+             "--seed", "5", "--no-progress", "--out", d],
+            check=True, capture_output=True,
+        )
+        lines = (Path(d) / "games.jsonl").read_text().splitlines()
+    payload = '<img src=x onerror="window.__pwned=1">'
+    crafted = []
+    for line in lines:
+        g = json.loads(line)
+        g["seats"] = [payload, "<script>window.__pwned=2</script>"]
+        crafted.append(json.dumps(g))
+    page.goto(server)
+    page.click("#tab-replay")
+    page.fill("#replay-text", "\n".join(crafted))
+    page.click("#replay-load")
+    page.wait_for_selector("#replay-view:not(.hidden)")
+    options = page.locator("#replay-game option")
+    assert options.count() == len(crafted)
+    text = options.nth(0).text_content()
+    assert payload in text and "<script>" in text, text
+    assert page.locator("#replay-game img, #replay-game script").count() == 0
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.__pwned") is None
     assert errors == [], errors
