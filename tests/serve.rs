@@ -43,12 +43,31 @@ fn serve(extra: &[&str]) -> Server {
 
 /// One HTTP/1.1 request (`Connection: close`); the status and the body.
 fn raw(addr: SocketAddr, method: &str, path: &str, ctype: &str, body: &[u8]) -> (u16, String) {
+    let host = addr.to_string();
+    raw_with(
+        addr,
+        method,
+        path,
+        &[("Host", &host), ("Content-Type", ctype)],
+        body,
+    )
+}
+
+/// One HTTP/1.1 request with the given headers (`Host` included); the status and the body.
+fn raw_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
     s.write_all(head.as_bytes()).unwrap();
     // A server may answer (413) before it has read the whole body and close: ignore that.
     let _ = s.write_all(body);
@@ -81,15 +100,15 @@ fn error_of(v: &Value) -> &str {
         .unwrap_or_else(|| panic!("no error in {v}"))
 }
 
-fn new_game(srv: &Server, body: Value) -> (u64, Value) {
+fn new_game(srv: &Server, body: Value) -> (String, Value) {
     let (status, v) = call(srv, "POST", "/api/games", Some(body));
     assert_eq!(status, 201, "{v}");
-    (v["id"].as_u64().unwrap(), v)
+    (v["id"].as_str().unwrap().to_string(), v)
 }
 
 /// Plays `id` to the end: the person plays their first legal house, agents move through
 /// `agent-move` (waiting while they think). Returns the final view.
-fn play_out(srv: &Server, id: u64) -> Value {
+fn play_out(srv: &Server, id: &str) -> Value {
     let mut v = call(srv, "GET", &format!("/api/games/{id}"), None).1;
     for _ in 0..1000 {
         if v["over"].as_bool().unwrap() {
@@ -196,7 +215,7 @@ fn a_person_plays_alphabeta_to_the_end_with_undo_and_hint() {
     let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/undo"), None);
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["moves"], json!([]));
-    let end = play_out(&srv, id);
+    let end = play_out(&srv, &id);
     assert!(end["over"].as_bool().unwrap());
     let stores: u64 = end["stores"]
         .as_array()
@@ -332,11 +351,15 @@ fn bad_input_gets_a_4xx_with_the_reason_and_the_server_stays_up() {
     );
     assert_eq!(status, 422, "{v}");
     assert!(error_of(&v).contains("legal:"), "{v}");
-    // Unknown games, ids and routes.
+    // Unknown games, ids and routes; a wrong method: each with its reason.
     assert_eq!(call(&srv, "GET", "/api/games/999999", None).0, 404);
-    assert_eq!(call(&srv, "GET", "/api/games/abc", None).0, 400);
+    assert_eq!(call(&srv, "GET", "/api/games/abc", None).0, 404);
     assert_eq!(call(&srv, "GET", "/api/nothing", None).0, 404);
-    assert_eq!(call(&srv, "DELETE", "/api/presets", None).0, 405);
+    for (method, path) in [("DELETE", "/api/presets"), ("PUT", "/api/games")] {
+        let (status, v) = call(&srv, method, path, None);
+        assert_eq!(status, 405, "{method} {path}");
+        assert!(error_of(&v).contains("method"), "{v}");
+    }
     // Still serving.
     assert_eq!(call(&srv, "GET", "/api/presets", None).0, 200);
 }
@@ -360,7 +383,7 @@ fn concurrent_games_are_independent() {
                         "oware:players=3"
                     };
                     let (id, _) = new_game(srv, json!({"rules": rules, "seats": seats, "seed": k}));
-                    play_out(srv, id)
+                    play_out(srv, &id)
                 })
             })
             .collect();
@@ -375,18 +398,51 @@ fn concurrent_games_are_independent() {
         &srv,
         json!({"rules": "abapa", "seats": ["greedy", "random"], "seed": 0}),
     );
-    assert_eq!(play_out(&srv, id)["moves"], finals[0]["moves"]);
+    assert_eq!(play_out(&srv, &id)["moves"], finals[0]["moves"]);
+}
+
+/// A folder with the endgame tables of abapa up to 2 seeds (built in milliseconds).
+fn tiny_tables(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("awale-serve-{tag}-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args([
+            "tablebase",
+            "build",
+            "--max-seeds",
+            "2",
+            "--threads",
+            "1",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
 }
 
 #[test]
 fn a_slow_agent_does_not_block_the_server() {
-    // `time_ms=0` keeps alpha-beta from the server's limit: the request answers 202 after the
-    // limit (+1 s) while the search goes on (depth 40 takes far longer), and other requests are
-    // served meanwhile. The search dies with the server at the end of the test.
-    let srv = serve(&["--move-time-ms", "100"]);
+    // `perfect` outside its tables falls back on alpha-beta without a time limit: at depth 30
+    // from the start it thinks far longer than the server's limit. The request answers 202
+    // after the limit (+1 s) while the search goes on, and other requests are served
+    // meanwhile. The search dies with the server at the end of the test.
+    let tables = tiny_tables("slow");
+    let srv = serve(&[
+        "--move-time-ms",
+        "100",
+        "--max-depth",
+        "30",
+        "--tablebase",
+        tables.to_str().unwrap(),
+    ]);
     let (id, _) = new_game(
         &srv,
-        json!({"rules": "abapa", "seats": ["alphabeta:depth=40,time_ms=0", "random"], "seed": 1}),
+        json!({"rules": "abapa", "seats": ["perfect:fallback_depth=30", "random"], "seed": 1}),
     );
     let t0 = Instant::now();
     let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
@@ -413,6 +469,241 @@ fn a_slow_agent_does_not_block_the_server() {
     );
     let (status, v) = call(&srv, "POST", &format!("/api/games/{id}/agent-move"), None);
     assert_eq!(status, 200, "{v}");
+    std::fs::remove_dir_all(&tables).ok();
+}
+
+#[test]
+fn clients_cannot_choose_the_servers_resources() {
+    let tables = tiny_tables("limits");
+    let srv = serve(&[
+        "--move-time-ms",
+        "100",
+        "--max-thinking",
+        "1",
+        "--memory-mb",
+        "40",
+        "--tablebase",
+        tables.to_str().unwrap(),
+        "--max-depth",
+        "30",
+    ]);
+    let seats = |agent: &str| json!({"rules": "abapa", "seats": ["human", agent]});
+    // Every costly option over its cap: 403 with the option and the flag that raises it.
+    for (agent, reason) in [
+        ("alphabeta:time_ms=0", "time_ms=0"),
+        ("alphabeta:time_ms=60000", "--move-time-ms"),
+        ("mcts:time_ms=0", "time_ms=0"),
+        ("alphabeta:depth=31", "--max-depth"),
+        ("perfect:fallback_depth=64", "--max-depth"),
+        ("mcts:sims=4000000000", "--max-sims"),
+        ("alphabeta:tt_mb=4096", "--max-tt-mb"),
+        ("alphabeta:tt_mb=64", "--memory-mb"),
+    ] {
+        let (status, v) = call(&srv, "POST", "/api/games", Some(seats(agent)));
+        assert_eq!(status, 403, "{agent} -> {v}");
+        assert!(error_of(&v).contains(reason), "{agent} -> {v}");
+    }
+    // Files: only by name in the operator's folders, and errors say nothing of the others.
+    for (agent, reason) in [
+        ("nn:path=/etc/passwd", "no networks"),
+        ("alphabeta:tb=/etc", "cannot name folders"),
+        ("perfect:dir=/", "cannot name folders"),
+        ("alphabeta:tb=server,depth=2", ""),
+    ] {
+        let (status, v) = call(&srv, "POST", "/api/games", Some(seats(agent)));
+        if reason.is_empty() {
+            assert_eq!(status, 201, "{agent} -> {v}");
+        } else {
+            assert_eq!(status, 403, "{agent} -> {v}");
+            assert!(error_of(&v).contains(reason), "{agent} -> {v}");
+            assert!(!error_of(&v).contains("exist"), "{agent} -> {v}");
+        }
+    }
+    // Memory: two seats of 32 MiB do not fit in 40; a second game of 32 MiB drops the first.
+    let (status, v) = call(
+        &srv,
+        "POST",
+        "/api/games",
+        Some(json!({"rules": "abapa", "seats": ["alphabeta:tt_mb=32", "alphabeta:tt_mb=32"]})),
+    );
+    assert_eq!(status, 403, "{v}");
+    assert!(error_of(&v).contains("--memory-mb"), "{v}");
+    let (first, _) = new_game(&srv, seats("alphabeta:tt_mb=32,depth=2"));
+    assert_eq!(
+        call(&srv, "GET", &format!("/api/games/{first}"), None).0,
+        200
+    );
+    let (second, _) = new_game(&srv, seats("alphabeta:tt_mb=32,depth=2"));
+    assert_eq!(
+        call(&srv, "GET", &format!("/api/games/{first}"), None).0,
+        404
+    );
+    assert_eq!(
+        call(&srv, "GET", &format!("/api/games/{second}"), None).0,
+        200
+    );
+    // Ids: 128 random bits, no sequence to guess.
+    assert_eq!(first.len(), 32, "{first}");
+    assert!(first.chars().all(|c| c.is_ascii_hexdigit()));
+    assert_ne!(first, second);
+    // Thinking: with --max-thinking 1, a second agent (or a hint) waits for the first: 503.
+    let (slow, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["perfect:fallback_depth=30", "human"], "seed": 1}),
+    );
+    let (status, v) = call(&srv, "POST", &format!("/api/games/{slow}/agent-move"), None);
+    assert_eq!(status, 202, "{v}");
+    let (other, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["random", "human"]}),
+    );
+    let (status, v) = call(
+        &srv,
+        "POST",
+        &format!("/api/games/{other}/agent-move"),
+        None,
+    );
+    assert_eq!(status, 503, "{v}");
+    assert!(error_of(&v).contains("--max-thinking"), "{v}");
+    let (status, v) = call(&srv, "GET", &format!("/api/games/{other}/hint"), None);
+    assert_eq!(status, 503, "{v}");
+    // The limits are public.
+    let (_, v) = call(&srv, "GET", "/api/agents", None);
+    assert_eq!(v["limits"]["thinking"], 1, "{v}");
+    assert_eq!(v["limits"]["time_ms"], 100, "{v}");
+    assert_eq!(v["tablebase"], true, "{v}");
+    std::fs::remove_dir_all(&tables).ok();
+}
+
+#[test]
+fn networks_only_by_name_from_the_operators_folder() {
+    let dir = std::env::temp_dir().join(format!("awale-serve-nets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("broken.ckpt"), b"not a checkpoint").unwrap();
+    let srv = serve(&["--networks", dir.to_str().unwrap()]);
+    let (_, v) = call(&srv, "GET", "/api/agents", None);
+    assert_eq!(v["networks"], json!(["broken.ckpt"]), "{v}");
+    let seats = |agent: &str| json!({"rules": "abapa", "seats": ["human", agent]});
+    for (agent, status, reason) in [
+        ("nn:path=../broken.ckpt", 403, "not a network name"),
+        ("nn:path=/etc/passwd", 403, "not a network name"),
+        (
+            "nn:path=missing.ckpt",
+            400,
+            "no network named 'missing.ckpt'",
+        ),
+        ("nn:path=broken.ckpt", 400, "seat 1"),
+    ] {
+        // The policy's checks come first; then a build without the `train` feature has no
+        // `nn` kind, and one with it cannot read the file: 400 either way.
+        let (got, v) = call(&srv, "POST", "/api/games", Some(seats(agent)));
+        assert_eq!(got, status, "{agent} -> {v}");
+        assert!(error_of(&v).contains(reason), "{agent} -> {v}");
+        assert!(
+            !error_of(&v).contains(dir.to_str().unwrap()),
+            "{agent}: the reply names the server's folder: {v}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn host_origin_and_token_are_checked() {
+    let srv = serve(&[]);
+    let host = srv.addr.to_string();
+    let get = |headers: &[(&str, &str)]| raw_with(srv.addr, "GET", "/api/presets", headers, b"").0;
+    assert_eq!(get(&[("Host", &host)]), 200);
+    assert_eq!(
+        get(&[("Host", &format!("localhost:{}", srv.addr.port()))]),
+        200
+    );
+    // DNS rebinding: a page of evil.example whose name now points here.
+    let (status, text) = raw_with(srv.addr, "GET", "/", &[("Host", "evil.example")], b"");
+    assert_eq!(status, 403, "{text}");
+    assert!(text.contains("--allow-host"), "{text}");
+    // Another site's page calling the API.
+    let evil = [("Host", host.as_str()), ("Origin", "http://evil.example")];
+    let (status, text) = raw_with(srv.addr, "POST", "/api/games", &evil, b"{}");
+    assert_eq!(status, 403, "{text}");
+    assert!(text.contains("cross-origin"), "{text}");
+    let own = format!("http://{host}");
+    assert_eq!(get(&[("Host", &host), ("Origin", &own)]), 200);
+    drop(srv);
+
+    let srv = serve(&["--allow-host", "awale.lan"]);
+    let get = |headers: &[(&str, &str)]| raw_with(srv.addr, "GET", "/api/presets", headers, b"").0;
+    assert_eq!(get(&[("Host", "awale.lan:8080")]), 200);
+    assert_eq!(get(&[("Host", "evil.example")]), 403);
+    drop(srv);
+
+    // A token: every request needs it (header, cookie, or the page's ?token=).
+    let token = "0123456789abcdef0123";
+    let srv = serve(&["--token", token]);
+    let host = srv.addr.to_string();
+    let (status, text) = raw_with(srv.addr, "GET", "/api/presets", &[("Host", &host)], b"");
+    assert_eq!(status, 401, "{text}");
+    assert!(text.contains("token"), "{text}");
+    let bearer = format!("Bearer {token}");
+    let ok = raw_with(
+        srv.addr,
+        "GET",
+        "/api/presets",
+        &[("Host", &host), ("Authorization", &bearer)],
+        b"",
+    );
+    assert_eq!(ok.0, 200);
+    let wrong = raw_with(
+        srv.addr,
+        "GET",
+        "/api/presets",
+        &[
+            ("Host", &host),
+            ("Authorization", "Bearer 0123456789abcdef0124"),
+        ],
+        b"",
+    );
+    assert_eq!(wrong.0, 401);
+    // The page opened with ?token= sets a cookie that the page's requests then carry.
+    let mut s = TcpStream::connect(srv.addr).unwrap();
+    write!(
+        s,
+        "GET /?token={token} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut page = String::new();
+    s.read_to_string(&mut page).unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    let cookie = page
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .unwrap_or_else(|| panic!("no cookie: {page}"));
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap();
+    let ok = raw_with(
+        srv.addr,
+        "GET",
+        "/api/presets",
+        &[("Host", &host), ("Cookie", pair)],
+        b"",
+    );
+    assert_eq!(ok.0, 200);
+    drop(srv);
+
+    // A short token, and a token with --no-auth, are refused at start.
+    for args in [
+        &["--token", "short"][..],
+        &["--token", token, "--no-auth"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+    }
 }
 
 #[test]

@@ -111,12 +111,13 @@ fn opponents(
 
 /// The strongest built-in search's move for the player to move and what it found: alpha-beta
 /// to depth 8 with two players, MCTS with 2,000 simulations otherwise (`hint` here, the
-/// `hint` route of `awale serve`).
-pub(crate) fn advice(game: &Game) -> awale::Result<(usize, awale::agents::Thoughts)> {
+/// `hint` route of `awale serve`), within `time_ms` milliseconds (0: no limit).
+pub(crate) fn advice(game: &Game, time_ms: u64) -> awale::Result<(usize, awale::agents::Thoughts)> {
     let turn = Turn::from_game(game);
     if game.rules().players == 2 {
         let mut ab = AlphaBeta::new(AlphaBetaConfig {
             depth: 8,
+            time_ms,
             ..Default::default()
         });
         let r = ab.search(&turn)?;
@@ -125,6 +126,7 @@ pub(crate) fn advice(game: &Game) -> awale::Result<(usize, awale::agents::Though
         let mut mcts = Mcts::new(
             MctsConfig {
                 sims: 2000,
+                time_ms,
                 ..Default::default()
             },
             game.moves().len() as u64,
@@ -167,7 +169,7 @@ fn hint(
 ) -> Result<String, Box<dyn std::error::Error>> {
     let rules = game.rules();
     let me = game.to_move();
-    let (best, thoughts) = advice(game)?;
+    let (best, thoughts) = advice(game, 0)?;
     let mut out = format!(
         "hint: {} ({})",
         format_move(rules, me, best),

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::games::{delete_game, get_game, hint, new_game, person_move, undo};
+use super::guard::{guard, Access};
 use super::replay::replay;
 use super::session::AppState;
 use super::thinking::agent_move;
@@ -26,8 +27,8 @@ pub(super) const REPLAY_LIMIT: usize = 16 * 1024 * 1024;
 /// Games of one `/api/replay` answer at most.
 pub(super) const REPLAY_GAMES: usize = 2000;
 
-/// The routes.
-pub fn router(state: Arc<AppState>) -> Router {
+/// The routes, behind the access checks of [`super::guard`].
+pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
     Router::new()
         .route("/", get(page))
         .route("/api/presets", get(presets))
@@ -43,8 +44,17 @@ pub fn router(state: Arc<AppState>) -> Router {
             post(replay).layer(DefaultBodyLimit::max(REPLAY_LIMIT)),
         )
         .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(access, guard))
         .with_state(state)
+}
+
+async fn wrong_method() -> ApiError {
+    ApiError(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this route does not take that method (see `awale serve --help` for the API)".into(),
+    )
 }
 
 async fn page() -> impl IntoResponse {
@@ -76,6 +86,7 @@ async fn presets() -> Json<Value> {
 }
 
 async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
+    let lim = &app.policy.limits;
     let kinds: Vec<Value> = app
         .registry
         .entries()
@@ -91,7 +102,16 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
     Json(json!({
         "kinds": kinds,
         "examples": ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=8", "mcts:sims=2000", "perfect"],
-        "tablebase": app.tablebase.as_ref().map(|p| p.display().to_string()),
+        "tablebase": app.policy.tablebase.is_some(),
+        "networks": app.policy.network_names(),
         "move_time_ms": app.move_time.as_millis() as u64,
+        "limits": {
+            "time_ms": lim.time_ms,
+            "depth": lim.depth,
+            "sims": lim.sims,
+            "tt_mb": lim.tt_mb,
+            "memory_mb": lim.memory_mb,
+            "thinking": lim.thinking,
+        },
     }))
 }

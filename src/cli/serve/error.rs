@@ -17,6 +17,10 @@ impl ApiError {
     pub(super) fn conflict(reason: impl Into<String>) -> ApiError {
         ApiError(StatusCode::CONFLICT, reason.into())
     }
+    /// A request the server's policy refuses (a cap, a file name).
+    pub(super) fn forbidden(reason: impl Into<String>) -> ApiError {
+        ApiError(StatusCode::FORBIDDEN, reason.into())
+    }
 }
 
 impl IntoResponse for ApiError {

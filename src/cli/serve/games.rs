@@ -11,9 +11,10 @@ use serde_json::{json, Value};
 
 use awale::agents::{parse_agent_list, Agent, AgentSpec};
 use awale::notation::{format_move, parse_move, player_name, result_text};
-use awale::{Game, Rules};
+use awale::{AwaleError, Game, Rules};
 
 use super::error::{ApiError, ApiResult};
+use super::policy::Admitted;
 use super::session::{lock, AppState, LastMove, Seat, Session};
 use super::view::view;
 
@@ -36,27 +37,12 @@ fn default_rules() -> String {
     "abapa".into()
 }
 
-/// An agent spec with the server's time limit added where the kind takes one, and the
-/// server's tables where `perfect` names none.
-fn with_server_defaults(app: &AppState, spec: &AgentSpec) -> AgentSpec {
-    let mut spec = spec.clone();
-    let takes = |key: &str| {
-        app.registry
-            .entries()
-            .iter()
-            .find(|e| e.kind == spec.kind)
-            .is_some_and(|e| e.options.iter().any(|(k, _)| k == key))
-    };
-    if takes("time_ms") && spec.get("time_ms").is_none() {
-        spec.options
-            .push(("time_ms".into(), app.move_time.as_millis().to_string()));
-    }
-    if let Some(dir) = &app.tablebase {
-        if takes("dir") && spec.kind == "perfect" && spec.get("dir").is_none() {
-            spec.options.push(("dir".into(), dir.display().to_string()));
-        }
-    }
-    spec
+/// The client's `spec` as the server lets it run (see [`super::policy`]): caps checked,
+/// the server's time limit added where the kind takes one, files resolved by name.
+fn admit(app: &AppState, spec: &AgentSpec) -> ApiResult<Admitted> {
+    let entry = app.registry.entries().iter().find(|e| e.kind == spec.kind);
+    let takes = |key: &str| entry.is_some_and(|e| e.options.iter().any(|(k, _)| k == key));
+    app.policy.admit(spec, takes)
 }
 
 pub(super) async fn new_game(
@@ -88,6 +74,7 @@ pub(super) async fn new_game(
         )));
     }
     let mut seats = Vec::with_capacity(players);
+    let mut memory_mb = 0;
     for (i, text) in req.seats.iter().enumerate() {
         let text = text.trim();
         if text.eq_ignore_ascii_case("human") || text.eq_ignore_ascii_case("person") {
@@ -101,16 +88,28 @@ pub(super) async fn new_game(
                 specs.len()
             )));
         };
-        let spec = with_server_defaults(&app, spec);
-        let mut agent = app
-            .registry
-            .build(&spec, &rules)
-            .map_err(|e| ApiError::bad(format!("seat {i}: {e}")))?;
+        let admitted =
+            admit(&app, spec).map_err(|e| ApiError(e.0, format!("seat {i}: {}", e.1)))?;
+        memory_mb += admitted.memory_mb;
+        let mut agent = app.registry.build(&admitted.spec, &rules).map_err(|e| {
+            // The reason, about the client's spec: never the server's folders.
+            let reason = match e {
+                AwaleError::BadAgentSpec { reason, .. } => reason,
+                e => e.to_string(),
+            };
+            ApiError::bad(format!("seat {i}: {text}: {}", app.policy.scrub(&reason)))
+        })?;
         agent.reset(awale::agents::derive_seed(seed, i as u64));
         seats.push(Seat::Agent {
             spec: text.to_string(),
             agent: Some(agent),
         });
+    }
+    if memory_mb > app.policy.limits.memory_mb {
+        return Err(ApiError::forbidden(format!(
+            "the agents need {memory_mb} MiB together, more than this server's {} MiB (--memory-mb)",
+            app.policy.limits.memory_mb
+        )));
     }
     let session = Session {
         game,
@@ -118,39 +117,31 @@ pub(super) async fn new_game(
         thinking: false,
         last: None,
         error: None,
+        memory_mb,
     };
-    let view = view(&app, 0, &session);
+    let view = view(&app, "", &session);
     let id = app.insert(session);
     let mut view = view;
     view["id"] = json!(id);
     Ok((StatusCode::CREATED, Json(view)))
 }
 
-pub(super) fn game_id(text: &str) -> ApiResult<u64> {
-    text.parse()
-        .map_err(|_| ApiError::bad(format!("game id {text:?} is not a number")))
-}
-
 pub(super) async fn get_game(
     State(app): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let id = game_id(&id)?;
-    let s = app.session(id)?;
+    let s = app.session(&id)?;
     let s = lock(&s);
-    Ok(Json(view(&app, id, &s)))
+    Ok(Json(view(&app, &id, &s)))
 }
 
 pub(super) async fn delete_game(
     State(app): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<StatusCode> {
-    let id = game_id(&id)?;
-    let mut g = lock(&app.games);
-    if g.map.remove(&id).is_none() {
-        return Err(ApiError(StatusCode::NOT_FOUND, format!("no game {id}")));
+    if !app.remove(&id) {
+        return Err(ApiError(StatusCode::NOT_FOUND, "no such game".into()));
     }
-    g.order.retain(|&x| x != id);
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -187,9 +178,8 @@ pub(super) async fn person_move(
     Path(id): Path<String>,
     body: Result<Json<MoveRequest>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
-    let id = game_id(&id)?;
     let Json(req) = body?;
-    let s = app.session(id)?;
+    let s = app.session(&id)?;
     let mut s = lock(&s);
     if s.game.is_over() {
         return Err(ApiError::conflict(format!(
@@ -232,15 +222,14 @@ pub(super) async fn person_move(
         thoughts: None,
     });
     s.error = None;
-    Ok(Json(view(&app, id, &s)))
+    Ok(Json(view(&app, &id, &s)))
 }
 
 pub(super) async fn undo(
     State(app): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let id = game_id(&id)?;
-    let s = app.session(id)?;
+    let s = app.session(&id)?;
     let mut s = lock(&s);
     if s.thinking {
         return Err(ApiError::conflict("an agent is thinking"));
@@ -256,7 +245,7 @@ pub(super) async fn undo(
             s.game = game;
             s.last = None;
             s.error = None;
-            Ok(Json(view(&app, id, &s)))
+            Ok(Json(view(&app, &id, &s)))
         }
     }
 }
@@ -265,9 +254,8 @@ pub(super) async fn hint(
     State(app): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let id = game_id(&id)?;
     let game = {
-        let s = app.session(id)?;
+        let s = app.session(&id)?;
         let s = lock(&s);
         if s.game.is_over() {
             return Err(ApiError::conflict("the game is over"));
@@ -276,10 +264,15 @@ pub(super) async fn hint(
     };
     let rules = *game.rules();
     let mover = game.to_move();
-    let advice = tokio::task::spawn_blocking(move || super::super::play::advice(&game))
-        .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    let permit = app.permit().await?;
+    let time_ms = app.policy.limits.time_ms;
+    let advice = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        super::super::play::advice(&game, time_ms)
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
     Ok(Json(json!({
         "house": advice.0,
         "label": format_move(&rules, mover, advice.0),

@@ -8,6 +8,8 @@
 mod api;
 mod error;
 mod games;
+mod guard;
+mod policy;
 mod replay;
 mod session;
 mod thinking;
@@ -16,19 +18,25 @@ mod view;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 const AFTER_HELP: &str = "\
 The page: choose the rules and who sits at each seat (a person, or any agent spec:
-`alphabeta:depth=8`, `mcts:sims=2000`, `perfect`, `nn:path=...`), then click a house to move.
+`alphabeta:depth=8`, `mcts:sims=2000`, `perfect`, `nn:path=NAME`), then click a house to move.
 After each agent move the page shows what the agent found (its evaluation, the visits of each
 move for tree searches, the endgame table's value with --tablebase); `hint` asks alpha-beta.
 `Replay` loads a game record (`awale play --record`) or a tournament's games.jsonl and steps
 through it move by move.
 
+Security (docs/play.md): clients' agent specs are capped (--move-time-ms, --max-depth,
+--max-sims, --max-tt-mb, --memory-mb, --max-thinking); they name files only by name: a network
+in --networks DIR (`nn:path=NAME`), the server's tables as `tb=server`. Game ids are random.
+Requests must name this server as Host (localhost, an IP address, or --allow-host) and come
+from its own page (Origin). With --host other than loopback every request needs the token
+printed at start (or --token), unless --no-auth.
+
 The API (JSON; errors are 4xx with {\"error\": reason}):
   GET    /api/presets                  the rule presets
-  GET    /api/agents                   the agent kinds and their options
+  GET    /api/agents                   the agent kinds and options, networks, limits
   POST   /api/games                    {\"rules\": \"abapa\", \"seats\": [\"human\", \"alphabeta:depth=4\"]}
   GET    /api/games/ID                 the position, legal moves, result, last move
   POST   /api/games/ID/move            {\"house\": 2}   (0-based in the mover's row, or \"C\")
@@ -41,7 +49,9 @@ The API (JSON; errors are 4xx with {\"error\": reason}):
 Examples:
   awale serve                          # http://127.0.0.1:8080
   awale serve --port 0                 # any free port (printed)
-  awale serve --tablebase tablebases --move-time-ms 2000";
+  awale serve --tablebase tablebases --move-time-ms 2000
+  awale serve --networks runs/abapa   # `nn:path=checkpoint.ckpt` plays runs/abapa's network
+  awale serve --host 0.0.0.0 --port 8080   # on the network: prints the address with its token";
 
 /// Arguments of `awale serve`.
 #[derive(Debug, clap::Args)]
@@ -50,21 +60,53 @@ pub struct Args {
     /// The port (0: any free port; the address is printed on the first line).
     #[arg(long, default_value_t = 8080, value_name = "P")]
     pub port: u16,
-    /// The address to listen on; the default serves this machine only.
+    /// The address to listen on; the default serves this machine only. Any other address
+    /// (`0.0.0.0` for every interface) needs the token (printed at start) unless --no-auth.
     #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
     pub host: std::net::IpAddr,
     /// Time limit of an agent's move in milliseconds: passed to agents that take `time_ms`
-    /// (alpha-beta, MCTS) unless their spec sets it; a request waits at most this long plus a
-    /// second, then answers 202 and the page asks again.
+    /// (alpha-beta, MCTS) unless their spec sets it, and the most a spec may set (0, no limit,
+    /// is refused); hints stop at it too. A request waits at most this long plus a second,
+    /// then answers 202 and the page asks again.
     #[arg(long, default_value_t = 5000, value_name = "MS")]
     pub move_time_ms: u64,
-    /// Endgame tables (`awale tablebase build`): the `perfect` agent, and the table's values in
-    /// hints and agents' thoughts.
+    /// Endgame tables (`awale tablebase build`): the `perfect` agent, `tb=server` for
+    /// alpha-beta and networks, and the table's values in hints and agents' thoughts.
     #[arg(long, value_name = "DIR")]
     pub tablebase: Option<PathBuf>,
+    /// Networks clients may play (`nn:path=NAME`, NAME a file directly in DIR; GET /api/agents
+    /// lists them). Without it, `nn` seats are refused.
+    #[arg(long, value_name = "DIR")]
+    pub networks: Option<PathBuf>,
     /// Games kept in memory; the least recently used is dropped beyond it.
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub max_games: usize,
+    /// Deepest search a client may ask for (`alphabeta:depth`, `perfect:fallback_depth`).
+    #[arg(long, default_value_t = 20, value_name = "D")]
+    pub max_depth: u64,
+    /// Most simulations per move a client may ask for (`mcts:sims`, `nn:sims`).
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    pub max_sims: u64,
+    /// Largest transposition table of one agent, in MiB (`alphabeta:tt_mb`; the default is 16).
+    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    pub max_tt_mb: u64,
+    /// Memory the agents of all live games may hold together, in MiB (their transposition
+    /// tables): the least recently used games are dropped to stay under it.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    pub memory_mb: u64,
+    /// Agents and hints thinking at once (0: one per core); more answer 503.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_thinking: usize,
+    /// The token clients must send (default: a random one when --host is not loopback).
+    #[arg(long, value_name = "TOKEN", conflicts_with = "no_auth")]
+    pub token: Option<String>,
+    /// Serve a non-loopback --host without a token (anyone who reaches the port plays).
+    #[arg(long)]
+    pub no_auth: bool,
+    /// A host name the page may be reached by, besides localhost and IP addresses (the Host
+    /// check against DNS rebinding; not needed with a token). Repeatable.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_hosts: Vec<String>,
 }
 
 /// Runs the server until the process is stopped.
@@ -72,10 +114,46 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.max_games == 0 {
         return Err("--max-games must be at least 1".into());
     }
+    if args.move_time_ms == 0 {
+        return Err("--move-time-ms must be at least 1".into());
+    }
+    for (flag, dir) in [
+        ("--networks", &args.networks),
+        ("--tablebase", &args.tablebase),
+    ] {
+        if let Some(dir) = dir {
+            policy::check_folder(flag, dir)?;
+        }
+    }
+    if args.token.as_ref().is_some_and(|t| t.len() < 16) {
+        return Err("--token must have at least 16 characters".into());
+    }
+    let limits = policy::Limits {
+        time_ms: args.move_time_ms,
+        depth: args.max_depth,
+        sims: args.max_sims,
+        tt_mb: args.max_tt_mb,
+        memory_mb: args.memory_mb,
+        thinking: match args.max_thinking {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        },
+    };
+    let policy = policy::Policy {
+        limits,
+        networks: args.networks.clone(),
+        tablebase: args.tablebase.clone(),
+    };
+    let access = Arc::new(guard::Access::new(
+        args.host,
+        args.token.clone(),
+        args.no_auth,
+        args.allow_hosts.clone(),
+    ));
+    let token = access.token.clone();
     let state = Arc::new(session::AppState::new(
         awale::agents::Registry::available(),
-        args.tablebase.clone(),
-        Duration::from_millis(args.move_time_ms),
+        policy,
         args.max_games,
     ));
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -84,11 +162,29 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port)).await?;
         let addr = listener.local_addr()?;
-        // The first line is read by scripts and tests (`--port 0`).
-        println!("awale serve: listening on http://{addr}/");
+        // The first line is read by scripts and tests (`--port 0`). A closed stdout (a
+        // script that read that line and went) must not stop the server: errors are ignored.
         use std::io::Write;
-        std::io::stdout().flush()?;
-        axum::serve(listener, api::router(state)).await?;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "awale serve: listening on http://{addr}/");
+        match &token {
+            Some(t) => {
+                let _ = writeln!(
+                    out,
+                    "open http://{addr}/?token={t} (every request needs the token)"
+                );
+            }
+            None if !args.host.is_loopback() => {
+                let _ = writeln!(
+                    out,
+                    "no authentication (--no-auth): anyone who reaches this port can play"
+                );
+            }
+            None => {}
+        }
+        let _ = out.flush();
+        drop(out);
+        axum::serve(listener, api::router(state, access)).await?;
         Ok::<(), Box<dyn std::error::Error>>(())
     })
 }

@@ -12,7 +12,6 @@ use awale::agents::{Agent, Turn};
 use awale::notation::{format_move, player_name};
 
 use super::error::{ApiError, ApiResult};
-use super::games::game_id;
 use super::session::{lock, AppState, LastMove, Seat};
 use super::view::view;
 
@@ -20,12 +19,22 @@ pub(super) async fn agent_move(
     State(app): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let id = game_id(&id)?;
-    let session = app.session(id)?;
+    let session = app.session(&id)?;
+    // Only an agent about to think waits for a permit (outside the game's lock); the checks
+    // below are made again under the lock.
+    let wants = {
+        let s = lock(&session);
+        !s.thinking && !s.game.is_over() && matches!(s.seats[s.game.to_move()], Seat::Agent { .. })
+    };
+    let permit = if wants {
+        Some(app.permit().await?)
+    } else {
+        None
+    };
     let (mut agent, game, spec) = {
         let mut s = lock(&session);
         if s.thinking {
-            return Ok((StatusCode::ACCEPTED, Json(view(&app, id, &s))).into_response());
+            return Ok((StatusCode::ACCEPTED, Json(view(&app, &id, &s))).into_response());
         }
         if s.game.is_over() {
             return Err(ApiError::conflict("the game is over"));
@@ -53,6 +62,8 @@ pub(super) async fn agent_move(
     let worker = {
         let session = session.clone();
         tokio::task::spawn_blocking(move || {
+            // Held while the agent thinks, even after the request has answered 202.
+            let _permit = permit;
             let mover = game.to_move();
             let rules = *game.rules();
             // A panicking agent must not leave the game "thinking" with its seat empty: the
@@ -92,7 +103,7 @@ pub(super) async fn agent_move(
     match tokio::time::timeout(wait, worker).await {
         Err(_) => {
             let s = lock(&session);
-            Ok((StatusCode::ACCEPTED, Json(view(&app, id, &s))).into_response())
+            Ok((StatusCode::ACCEPTED, Json(view(&app, &id, &s))).into_response())
         }
         Ok(joined) => {
             let s = lock(&session);
@@ -104,7 +115,7 @@ pub(super) async fn agent_move(
             }
             match &s.error {
                 Some(e) => Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.clone())),
-                None => Ok(Json(view(&app, id, &s)).into_response()),
+                None => Ok(Json(view(&app, &id, &s)).into_response()),
             }
         }
     }

@@ -7,7 +7,7 @@ use awale::notation::{format_move, format_position, player_name, result_text};
 use super::session::{AppState, Seat, Session};
 
 /// The game as JSON: everything the page draws.
-pub(super) fn view(app: &AppState, id: u64, s: &Session) -> Value {
+pub(super) fn view(app: &AppState, id: &str, s: &Session) -> Value {
     let game = &s.game;
     let rules = *game.rules();
     let state = game.state();

@@ -1,0 +1,319 @@
+//! What a client may ask of `awale serve`: the caps on every costly agent option, and the only
+//! files a client can name (a network by its name in `--networks`, the server's own tables).
+//! Agent specs come from the request; this module checks them before any agent is built, so
+//! that no request chooses the server's resources or reads its file system.
+
+use std::path::{Path, PathBuf};
+
+use awale::agents::AgentSpec;
+
+use super::error::{ApiError, ApiResult};
+
+/// The value a client writes for a table option (`tb=server`, `perfect:dir=server`): the
+/// server's `--tablebase` folder. Any other value is refused.
+pub(super) const SERVER_TABLES: &str = "server";
+
+/// The transposition table an `alphabeta` spec allocates without `tt_mb` (its default).
+const DEFAULT_TT_MB: u64 = 16;
+
+/// The operator's limits (the `--max-*` flags of `awale serve`).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Longest move in milliseconds (`--move-time-ms`): `time_ms` above it, or 0 (no limit), is
+    /// refused; agents that take `time_ms` get it when their spec has none.
+    pub time_ms: u64,
+    /// Deepest search (`alphabeta:depth`, `perfect:fallback_depth`).
+    pub depth: u64,
+    /// Most simulations per move (`mcts:sims`, `nn:sims`).
+    pub sims: u64,
+    /// Largest transposition table of one agent, in MiB (`alphabeta:tt_mb`).
+    pub tt_mb: u64,
+    /// Memory the live games' agents may hold together, in MiB (their transposition tables);
+    /// the least recently used games are dropped to stay under it.
+    pub memory_mb: u64,
+    /// Agents (and hints) thinking at once; more answer 503.
+    pub thinking: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            time_ms: 5000,
+            depth: 20,
+            sims: 100_000,
+            tt_mb: 64,
+            memory_mb: 1024,
+            thinking: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}
+
+/// Limits and the folders clients may name files in.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// The caps.
+    pub limits: Limits,
+    /// `--networks DIR`: `nn:path=NAME` names a file directly in it.
+    pub networks: Option<PathBuf>,
+    /// `--tablebase DIR`: the tables of `tb=server` and of `perfect`.
+    pub tablebase: Option<PathBuf>,
+}
+
+/// A spec a client may run, the memory its agent holds (MiB), and the spec to build it from.
+pub(super) struct Admitted {
+    pub(super) spec: AgentSpec,
+    pub(super) memory_mb: u64,
+}
+
+impl Policy {
+    /// Checks a client's `spec` against the policy and returns the spec to build: numbers
+    /// within the caps, `time_ms` added where the kind takes it (`takes(key)`), files resolved
+    /// in the operator's folders. The error says which option and why, and nothing about the
+    /// server's files.
+    pub(super) fn admit(
+        &self,
+        spec: &AgentSpec,
+        takes: impl Fn(&str) -> bool,
+    ) -> ApiResult<Admitted> {
+        let mut out = AgentSpec::new(spec.kind.clone());
+        let lim = &self.limits;
+        for (key, value) in &spec.options {
+            let number = || -> ApiResult<u64> {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| ApiError::bad(format!("{key}: '{value}' is not a whole number")))
+            };
+            let cap = |n: u64, max: u64, flag: &str| -> ApiResult<()> {
+                if n > max {
+                    return Err(ApiError::forbidden(format!(
+                        "{key}={n} is over this server's limit of {max} (the operator raises it with {flag})"
+                    )));
+                }
+                Ok(())
+            };
+            let value = match (spec.kind.as_str(), key.as_str()) {
+                (_, "time_ms") => {
+                    let n = number()?;
+                    if n == 0 {
+                        return Err(ApiError::forbidden(format!(
+                            "time_ms=0 (no limit) is not allowed here: at most {} ms (--move-time-ms)",
+                            lim.time_ms
+                        )));
+                    }
+                    cap(n, lim.time_ms, "--move-time-ms")?;
+                    value.clone()
+                }
+                ("alphabeta", "depth") | ("perfect", "fallback_depth") => {
+                    cap(number()?, lim.depth, "--max-depth")?;
+                    value.clone()
+                }
+                ("mcts" | "nn", "sims") => {
+                    cap(number()?, lim.sims, "--max-sims")?;
+                    value.clone()
+                }
+                ("alphabeta", "tt_mb") => {
+                    cap(number()?, lim.tt_mb, "--max-tt-mb")?;
+                    value.clone()
+                }
+                ("nn", "path") => self.network(value)?,
+                ("alphabeta" | "nn", "tb") | ("perfect", "dir") => self.tables(key, value)?,
+                _ => value.clone(),
+            };
+            out.options.push((key.clone(), value));
+        }
+        if takes("time_ms") && out.get("time_ms").is_none() {
+            out.options
+                .push(("time_ms".into(), lim.time_ms.to_string()));
+        }
+        if spec.kind == "perfect" && out.get("dir").is_none() {
+            let dir = self.tables("dir", SERVER_TABLES)?;
+            out.options.push(("dir".into(), dir));
+        }
+        let memory_mb = match spec.kind.as_str() {
+            "alphabeta" => out
+                .get("tt_mb")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(DEFAULT_TT_MB),
+            "perfect" => DEFAULT_TT_MB,
+            _ => 0,
+        };
+        if memory_mb > lim.memory_mb {
+            return Err(ApiError::forbidden(format!(
+                "the agent needs {memory_mb} MiB, more than this server's {} MiB for all games (--memory-mb)",
+                lim.memory_mb
+            )));
+        }
+        Ok(Admitted {
+            spec: out,
+            memory_mb,
+        })
+    }
+
+    /// The file of network `name` in `--networks`.
+    fn network(&self, name: &str) -> ApiResult<String> {
+        let Some(dir) = &self.networks else {
+            return Err(ApiError::forbidden(
+                "this server offers no networks (the operator starts it with --networks DIR)",
+            ));
+        };
+        if !is_plain_name(name) {
+            return Err(ApiError::forbidden(format!(
+                "path: '{name}' is not a network name: a client names a network listed by GET /api/agents, not a path"
+            )));
+        }
+        let file = dir.join(name);
+        if !file.is_file() {
+            return Err(ApiError::bad(format!(
+                "path: no network named '{name}' (GET /api/agents lists them)"
+            )));
+        }
+        Ok(file.display().to_string())
+    }
+
+    /// The server's table folder for a table option (`tb=server`, `dir=server`).
+    fn tables(&self, key: &str, value: &str) -> ApiResult<String> {
+        if value != SERVER_TABLES {
+            return Err(ApiError::forbidden(format!(
+                "{key}: clients cannot name folders; write {key}={SERVER_TABLES} for this server's endgame tables"
+            )));
+        }
+        match &self.tablebase {
+            Some(dir) => Ok(dir.display().to_string()),
+            None => Err(ApiError::forbidden(
+                "this server has no endgame tables (the operator starts it with --tablebase DIR)",
+            )),
+        }
+    }
+
+    /// `text` with the operator's folders written as `<networks>` and `<tablebase>`: what a
+    /// client reads about the server's files.
+    pub(super) fn scrub(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (dir, name) in [
+            (&self.networks, "<networks>"),
+            (&self.tablebase, "<tablebase>"),
+        ] {
+            if let Some(dir) = dir {
+                out = out.replace(&dir.display().to_string(), name);
+            }
+        }
+        out
+    }
+
+    /// The networks clients may name: the files directly in `--networks` (sorted).
+    pub(super) fn network_names(&self) -> Vec<String> {
+        let Some(dir) = &self.networks else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().is_file())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| is_plain_name(n))
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// A file name with no folder in it: letters, digits, `.`, `_`, `-`, not starting with `.`.
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// Whether `dir` exists as a folder (checked at start, so an operator's typo fails early).
+pub(super) fn check_folder(flag: &str, dir: &Path) -> Result<(), String> {
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("{flag} {}: not a folder", dir.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> Policy {
+        Policy::default()
+    }
+
+    fn admit(p: &Policy, text: &str) -> ApiResult<Admitted> {
+        let spec: AgentSpec = text.parse().unwrap();
+        let takes_time = matches!(spec.kind.as_str(), "alphabeta" | "mcts");
+        p.admit(&spec, |k| takes_time && k == "time_ms")
+    }
+
+    #[test]
+    fn caps_refuse_costly_options_and_pass_the_rest() {
+        let p = policy();
+        for bad in [
+            "alphabeta:depth=64",
+            "alphabeta:tt_mb=4096",
+            "alphabeta:time_ms=0",
+            "mcts:time_ms=60000",
+            "mcts:sims=4000000000",
+            "perfect:fallback_depth=40",
+        ] {
+            let e = admit(&p, bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} admitted"));
+            assert_eq!(e.0.as_u16(), 403, "{bad}: {}", e.1);
+        }
+        let a = admit(&p, "alphabeta:depth=8,tt_mb=32").unwrap();
+        assert_eq!(a.spec.get("time_ms"), Some("5000"));
+        assert_eq!(a.memory_mb, 32);
+        assert_eq!(admit(&p, "alphabeta").unwrap().memory_mb, DEFAULT_TT_MB);
+        assert_eq!(admit(&p, "mcts:sims=2000").unwrap().memory_mb, 0);
+        assert!(admit(&p, "alphabeta:depth=x").is_err());
+    }
+
+    #[test]
+    fn files_only_by_name_in_the_operator_folders() {
+        let dir = std::env::temp_dir().join(format!("awale-policy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("net.ckpt"), b"x").unwrap();
+        let mut p = policy();
+        for text in [
+            "nn:path=/etc/passwd",
+            "nn:path=net.ckpt",
+            "perfect",
+            "alphabeta:tb=/tmp",
+        ] {
+            assert_eq!(admit(&p, text).err().unwrap().0.as_u16(), 403, "{text}");
+        }
+        p.networks = Some(dir.clone());
+        p.tablebase = Some(dir.clone());
+        assert_eq!(p.network_names(), vec!["net.ckpt".to_string()]);
+        for text in [
+            "nn:path=../net.ckpt",
+            "nn:path=.hidden",
+            "alphabeta:tb=/tmp",
+            "perfect:dir=x",
+        ] {
+            assert_eq!(admit(&p, text).err().unwrap().0.as_u16(), 403, "{text}");
+        }
+        let missing = admit(&p, "nn:path=other.ckpt").err().unwrap();
+        assert_eq!(missing.0.as_u16(), 400);
+        assert!(
+            !missing.1.contains(&dir.display().to_string()),
+            "{}",
+            missing.1
+        );
+        let a = admit(&p, "nn:path=net.ckpt,tb=server").unwrap();
+        assert_eq!(
+            a.spec.get("path"),
+            Some(dir.join("net.ckpt").to_str().unwrap())
+        );
+        assert_eq!(a.spec.get("tb"), Some(dir.to_str().unwrap()));
+        assert_eq!(admit(&p, "perfect").unwrap().spec.get("dir"), dir.to_str());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
