@@ -788,3 +788,73 @@ fn records_and_tournament_files_replay_move_by_move() {
         assert!(text.contains(reason), "{body:?} -> {text}");
     }
 }
+
+#[test]
+fn the_openapi_document_lists_exactly_the_routes_served() {
+    let srv = serve(&[]);
+    let (status, doc) = call(&srv, "GET", "/api/openapi.json", None);
+    assert_eq!(status, 200, "{doc}");
+    assert_eq!(doc["openapi"], "3.1.0");
+    let (id, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["human", "random"], "seed": 1}),
+    );
+    let paths = doc["paths"].as_object().unwrap();
+    let mut operations = Vec::new();
+    for (path, item) in paths {
+        for (method, op) in item.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            assert!(op["responses"].is_object(), "{method} {path}: no responses");
+            operations.push((method.to_uppercase(), path.replace("{id}", &id)));
+        }
+    }
+    // Every documented operation is served: an answer other than the fallback's 404 "no such
+    // route" and a 405 (DELETE last, so that the game lives until then).
+    operations.sort_by_key(|(m, _)| m == "DELETE");
+    for (method, path) in &operations {
+        let body = match (method.as_str(), path.as_str()) {
+            ("POST", "/api/games") => Some(json!({"seats": ["human", "random"]})),
+            ("POST", p) if p.ends_with("/move") => Some(json!({"house": 0})),
+            _ => None,
+        };
+        let (status, v) = if path == "/api/replay" {
+            let (s, t) = raw(
+                srv.addr,
+                "POST",
+                path,
+                "text/plain",
+                b"[Rules \"abapa\"]\nC\n",
+            );
+            (s, serde_json::from_str(&t).unwrap_or(Value::Null))
+        } else {
+            call(&srv, method, path, body)
+        };
+        assert_ne!(status, 405, "{method} {path}: {v}");
+        assert!(
+            !(status == 404
+                && v["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("no such route"))),
+            "{method} {path} is documented but not served"
+        );
+        assert!(status < 500, "{method} {path}: {status} {v}");
+    }
+    // And the routes the server has are the documented ones (the list the router is built
+    // with, seen from outside: a route that is not documented answers the fallback).
+    for (method, path) in [
+        ("GET", "/api/games"),
+        ("POST", "/api/presets"),
+        ("GET", "/api/nothing"),
+    ] {
+        let documented = paths
+            .get(path)
+            .and_then(|p| p.get(method.to_lowercase()))
+            .is_some();
+        assert!(!documented, "{method} {path}");
+        let (status, _) = call(&srv, method, path, None);
+        assert!(status == 404 || status == 405, "{method} {path}: {status}");
+    }
+    assert_eq!(operations.len(), 12, "{operations:?}");
+}

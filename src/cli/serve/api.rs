@@ -20,6 +20,9 @@ use super::thinking::agent_move;
 
 /// The page, compiled in.
 pub(super) const PAGE: &str = include_str!("page.html");
+/// The API's OpenAPI document (`GET /api/openapi.json`), compiled in; `tests/serve.rs` checks
+/// it against the routes and schemathesis checks the answers against it.
+pub(super) const OPENAPI: &str = include_str!("openapi.json");
 /// Largest JSON request body (a game record for `/api/replay` may be larger).
 pub(super) const BODY_LIMIT: usize = 64 * 1024;
 /// Largest `/api/replay` body: a tournament file of a few thousand games.
@@ -31,6 +34,7 @@ pub(super) const REPLAY_GAMES: usize = 2000;
 pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
     Router::new()
         .route("/", get(page))
+        .route("/api/openapi.json", get(openapi))
         .route("/api/presets", get(presets))
         .route("/api/agents", get(agents))
         .route("/api/games", post(new_game))
@@ -59,6 +63,10 @@ async fn wrong_method() -> ApiError {
 
 async fn page() -> impl IntoResponse {
     ([(header::CACHE_CONTROL, "no-store")], Html(PAGE))
+}
+
+async fn openapi() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI)
 }
 
 async fn not_found() -> ApiError {

@@ -35,6 +35,7 @@ from its own page (Origin). With --host other than loopback every request needs 
 printed at start (or --token), unless --no-auth.
 
 The API (JSON; errors are 4xx with {\"error\": reason}):
+  GET    /api/openapi.json             this API's OpenAPI document
   GET    /api/presets                  the rule presets
   GET    /api/agents                   the agent kinds and options, networks, limits
   POST   /api/games                    {\"rules\": \"abapa\", \"seats\": [\"human\", \"alphabeta:depth=4\"]}
