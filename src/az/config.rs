@@ -358,6 +358,12 @@ pub const TINY_TOML: &str = include_str!("../../training/tiny.toml");
 /// recipe cut to about 3 minutes on 2 cores, which ends beating greedy and alpha-beta depth 2.
 pub const QUICK_TOML: &str = include_str!("../../training/quick.toml");
 
+/// Most hidden layers a network may have.
+pub const MAX_HIDDEN_LAYERS: usize = 16;
+/// Most weights between hidden layers (64 Mi: 256 MiB of f32), so that a config, or a
+/// checkpoint's, cannot ask for an unbounded network.
+pub const MAX_HIDDEN_WEIGHTS: usize = 64 << 20;
+
 impl TrainConfig {
     /// Parses a TOML configuration and checks it.
     pub fn from_toml_str(text: &str) -> TrainResult<TrainConfig> {
@@ -473,9 +479,22 @@ impl TrainConfig {
                 super::search::MAX_ACTIONS
             ));
         }
-        if self.network.hidden.is_empty() || self.network.hidden.iter().any(|&h| h == 0 || h > 4096)
+        let hidden = &self.network.hidden;
+        if hidden.is_empty()
+            || hidden.len() > MAX_HIDDEN_LAYERS
+            || hidden.iter().any(|&h| h == 0 || h > 4096)
         {
-            return bad("network.hidden: one or more widths from 1 to 4096".into());
+            return bad(format!(
+                "network.hidden: 1 to {MAX_HIDDEN_LAYERS} layers of widths from 1 to 4096"
+            ));
+        }
+        // Checked before any allocation: a checkpoint's config (read from a file that may not be
+        // trusted) passes here before its network is built.
+        let weights: usize = hidden.windows(2).map(|w| w[0] * w[1]).sum();
+        if weights > MAX_HIDDEN_WEIGHTS {
+            return bad(format!(
+                "network.hidden: {weights} weights between hidden layers, more than {MAX_HIDDEN_WEIGHTS}"
+            ));
         }
         let s = &self.search;
         if s.simulations == 0 || s.fast_simulations == 0 {
@@ -612,6 +631,23 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn networks_are_bounded_before_they_are_built() {
+        let mut cfg = TrainConfig::default();
+        for (hidden, ok) in [
+            (vec![4096, 4096], true),
+            (vec![64; MAX_HIDDEN_LAYERS], true),
+            (vec![64; MAX_HIDDEN_LAYERS + 1], false),
+            (vec![4096; 6], false),
+            (vec![], false),
+            (vec![0], false),
+            (vec![4097], false),
+        ] {
+            cfg.network.hidden = hidden.clone();
+            assert_eq!(cfg.validate().is_ok(), ok, "{hidden:?}");
+        }
+    }
 
     #[test]
     fn defaults_validate_and_round_trip() {
