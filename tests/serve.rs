@@ -533,10 +533,16 @@ fn clients_cannot_choose_the_servers_resources() {
         call(&srv, "GET", &format!("/api/games/{first}"), None).0,
         200
     );
+    let (cheap, _) = new_game(&srv, seats("random"));
     let (second, _) = new_game(&srv, seats("alphabeta:tt_mb=32,depth=2"));
     assert_eq!(
         call(&srv, "GET", &format!("/api/games/{first}"), None).0,
         404
+    );
+    // A game that holds no memory is not dropped to make room, however old.
+    assert_eq!(
+        call(&srv, "GET", &format!("/api/games/{cheap}"), None).0,
+        200
     );
     assert_eq!(
         call(&srv, "GET", &format!("/api/games/{second}"), None).0,
@@ -555,7 +561,7 @@ fn clients_cannot_choose_the_servers_resources() {
     assert_eq!(status, 202, "{v}");
     let (other, _) = new_game(
         &srv,
-        json!({"rules": "abapa", "seats": ["random", "human"]}),
+        json!({"rules": "abapa", "seats": ["alphabeta:depth=2", "human"]}),
     );
     let (status, v) = call(
         &srv,
@@ -565,6 +571,18 @@ fn clients_cannot_choose_the_servers_resources() {
     );
     assert_eq!(status, 503, "{v}");
     assert!(error_of(&v).contains("--max-thinking"), "{v}");
+    // Instant agents (random, greedy) take no permit: they never wait behind costly ones.
+    let (instant, _) = new_game(
+        &srv,
+        json!({"rules": "abapa", "seats": ["random", "human"]}),
+    );
+    let (status, v) = call(
+        &srv,
+        "POST",
+        &format!("/api/games/{instant}/agent-move"),
+        None,
+    );
+    assert_eq!(status, 200, "{v}");
     let (status, v) = call(&srv, "GET", &format!("/api/games/{other}/hint"), None);
     assert_eq!(status, 503, "{v}");
     // The limits are public.

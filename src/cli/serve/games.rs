@@ -14,7 +14,7 @@ use awale::notation::{format_move, parse_move, player_name, result_text};
 use awale::{AwaleError, Game, Rules};
 
 use super::error::{ApiError, ApiResult};
-use super::policy::Admitted;
+use super::policy::{Admitted, INSTANT_KINDS};
 use super::session::{lock, AppState, LastMove, Seat, Session};
 use super::view::view;
 
@@ -103,6 +103,7 @@ pub(super) async fn new_game(
         seats.push(Seat::Agent {
             spec: text.to_string(),
             agent: Some(agent),
+            costly: !INSTANT_KINDS.contains(&spec.kind.as_str()),
         });
     }
     if memory_mb > app.policy.limits.memory_mb {

@@ -48,6 +48,10 @@ impl Default for Limits {
     }
 }
 
+/// Kinds whose move costs next to nothing: they think without a `--max-thinking` permit, so
+/// that they never wait behind the costly ones.
+pub(super) const INSTANT_KINDS: &[&str] = &["random", "greedy"];
+
 /// Limits and the folders clients may name files in.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {

@@ -24,6 +24,9 @@ pub(super) enum Seat {
     Agent {
         spec: String,
         agent: Option<Box<dyn Agent>>,
+        /// Whether its moves take one of the `--max-thinking` permits (every kind but the
+        /// instant ones, `random` and `greedy`).
+        costly: bool,
     },
 }
 
@@ -119,10 +122,25 @@ impl AppState {
         g.map.insert(id.clone(), (Arc::new(Mutex::new(s)), mb));
         g.order.push_back(id.clone());
         g.memory_mb += mb;
-        while g.map.len() > self.max_games || g.memory_mb > self.policy.limits.memory_mb {
+        while g.map.len() > self.max_games {
             let Some(old) = g.order.pop_front() else {
                 break;
             };
+            if let Some((_, mb)) = g.map.remove(&old) {
+                g.memory_mb -= mb;
+            }
+        }
+        // Over the memory budget, only games that hold memory go (the least recently used
+        // first): a game of cheap agents is never dropped to make room.
+        while g.memory_mb > self.policy.limits.memory_mb {
+            let Some(k) = g
+                .order
+                .iter()
+                .position(|x| g.map.get(x).is_some_and(|e| e.1 > 0))
+            else {
+                break;
+            };
+            let old = g.order.remove(k).expect("an index of the order");
             if let Some((_, mb)) = g.map.remove(&old) {
                 g.memory_mb -= mb;
             }

@@ -24,7 +24,9 @@ pub(super) async fn agent_move(
     // below are made again under the lock.
     let wants = {
         let s = lock(&session);
-        !s.thinking && !s.game.is_over() && matches!(s.seats[s.game.to_move()], Seat::Agent { .. })
+        !s.thinking
+            && !s.game.is_over()
+            && matches!(s.seats[s.game.to_move()], Seat::Agent { costly: true, .. })
     };
     let permit = if wants {
         Some(app.permit().await?)
@@ -49,7 +51,14 @@ pub(super) async fn agent_move(
                     player_name(&rules, mover)
                 )))
             }
-            Seat::Agent { spec, agent } => {
+            Seat::Agent { costly: true, .. } if permit.is_none() => {
+                // The game changed between the first look and now: ask again.
+                return Err(ApiError(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the game changed while waiting for a turn to think: ask again".into(),
+                ));
+            }
+            Seat::Agent { spec, agent, .. } => {
                 let spec = spec.clone();
                 let agent = agent
                     .take()
