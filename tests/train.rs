@@ -419,6 +419,27 @@ fn the_multiplayer_game_trains_with_per_player_values() {
         .evaluate(&["random".into(), "greedy".into()], 3, 4, None, 1, false)
         .unwrap();
     assert_eq!(r.results.len(), 2);
+    // Each opponent fills every other seat: 3 games, 2 copies, 6 pairwise results.
+    for (name, score, w, d, l) in &r.results {
+        assert_eq!(w + d + l, 6, "{name}");
+        assert!((0.0..=1.0).contains(score));
+    }
+    assert_eq!(r.results[0].0, "random");
+}
+
+#[test]
+fn six_players_are_evaluated_against_one_opponent_in_every_other_seat() {
+    let mut cfg = micro_config();
+    cfg.rules = "oware6".into();
+    cfg.training.iterations = 1;
+    let mut t = Trainer::new(cfg).unwrap();
+    t.iteration().unwrap();
+    // One opponent for six seats: five copies of it (this failed: "2 agents cannot fill a
+    // 6-player board").
+    let r = t.evaluate(&["greedy".into()], 6, 2, None, 1, false).unwrap();
+    assert_eq!(r.results.len(), 1);
+    let (name, _, w, d, l) = &r.results[0];
+    assert_eq!((name.as_str(), w + d + l), ("greedy", 6 * 5));
 }
 
 fn tempdir(name: &str) -> PathBuf {

@@ -10,7 +10,7 @@ use super::inference::{NetCore, NnAgent};
 use super::search::SearchSettings;
 use super::trainer::Trainer;
 use super::{TrainConfig, TrainResult};
-use crate::agents::{derive_seed, Agent};
+use crate::agents::{derive_seed, Agent, AgentSpec, Registry};
 use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::tablebase::Tablebase;
 use crate::tournament::{self, Entrant, Format, TournamentConfig};
@@ -135,36 +135,72 @@ pub fn evaluate_core(
     let rules = core.rules;
     let name = "network".to_string();
     let settings = SearchSettings::from_config(&cfg.search);
-    let core2 = core.clone();
-    let n2 = name.clone();
-    let mut entrants = vec![Entrant::new(name.clone(), move || {
-        Ok(Box::new(NnAgent::new(core2.clone(), n2.clone(), sims, settings)) as Box<dyn Agent>)
-    })];
-    for o in opponents {
-        entrants.push(Entrant::from_spec_text(o, &rules)?);
-    }
+    let network = || {
+        let (core, name) = (core.clone(), name.clone());
+        Entrant::new(name.clone(), move || {
+            Ok(
+                Box::new(NnAgent::new(core.clone(), name.clone(), sims, settings))
+                    as Box<dyn Agent>,
+            )
+        })
+    };
     let mut tc = TournamentConfig::new(rules);
-    tc.format = Format::Gauntlet(name);
+    tc.format = Format::Gauntlet(name.clone());
     tc.games = games.max(rules.players as usize);
     tc.openings = cfg.eval.openings;
     tc.seed = seed;
-    let report = tournament::run_observed(&tc, &entrants, &tournament::ProgressBar::new(progress))?;
+    let seats = rules.players as usize;
+    // Who sits at the boards: in a 2-player game one gauntlet of the network against every
+    // opponent; with more players, one per opponent with a copy of it in every other seat (so
+    // that a 6-player game needs no 5 different opponents, and each opponent is measured on
+    // its own). Each group's results are the network's pairwise ones inside the games,
+    // summed over the copies.
+    let mut groups: Vec<Vec<Entrant>> = Vec::new();
+    for (i, o) in opponents.iter().enumerate() {
+        let spec: AgentSpec = o.parse()?;
+        let copies = if seats == 2 { 1 } else { seats - 1 };
+        if seats > 2 || i == 0 {
+            groups.push(vec![network()]);
+        }
+        let group = groups.last_mut().expect("a group");
+        for k in 1..=copies {
+            let mut copy = spec.clone();
+            if k > 1 {
+                copy.options.retain(|(key, _)| key != "name");
+                copy.options
+                    .push(("name".into(), format!("{}#{k}", spec.display_name())));
+            }
+            group.push(Entrant::from_spec(&Registry::builtin(), &copy, &rules)?);
+        }
+    }
     let mut results = Vec::new();
     let mut fit = Vec::new();
-    for (j, e) in entrants.iter().enumerate().skip(1) {
-        let g = report.matchups.games(0, j);
-        let pts = report.matchups.points(0, j);
-        // Pairwise results: with 3 or more players, those of the network against this
-        // opponent inside each game (every game holds every entrant).
+    for entrants in &groups {
+        let report =
+            tournament::run_observed(&tc, entrants, &tournament::ProgressBar::new(progress))?;
         let m = &report.matchups;
-        let (w, d, l) = (m.wins[0][j], m.draws[0][j], m.wins[j][0]);
-        let score = if g > 0 { pts / g as f64 } else { 0.0 };
-        results.push((e.name().to_string(), score, w, d, l));
-        let r = match reference {
-            None => Some(0.0),
-            Some(r) => r.iter().find(|(n, _)| n == e.name()).map(|x| x.1),
+        // One opponent per entrant (2 players), or one for the whole group (its copies).
+        let per: Vec<Vec<usize>> = if seats == 2 {
+            (1..entrants.len()).map(|j| vec![j]).collect()
+        } else {
+            vec![(1..entrants.len()).collect()]
         };
-        fit.push(r.map(|r| (r, pts, g as f64)));
+        for js in per {
+            let (mut g, mut pts, mut w, mut d, mut l) = (0, 0.0, 0, 0, 0);
+            for &j in &js {
+                g += m.games(0, j);
+                pts += m.points(0, j);
+                (w, d, l) = (w + m.wins[0][j], d + m.draws[0][j], l + m.wins[j][0]);
+            }
+            let score = if g > 0 { pts / g as f64 } else { 0.0 };
+            let opponent = entrants[js[0]].name().to_string();
+            let r = match reference {
+                None => Some(0.0),
+                Some(r) => r.iter().find(|(n, _)| *n == opponent).map(|x| x.1),
+            };
+            results.push((opponent, score, w, d, l));
+            fit.push(r.map(|r| (r, pts, g as f64)));
+        }
     }
     let endgame = if cfg.eval.endgame_tables.is_empty() {
         None
