@@ -436,7 +436,9 @@ fn six_players_are_evaluated_against_one_opponent_in_every_other_seat() {
     t.iteration().unwrap();
     // One opponent for six seats: five copies of it (this failed: "2 agents cannot fill a
     // 6-player board").
-    let r = t.evaluate(&["greedy".into()], 6, 2, None, 1, false).unwrap();
+    let r = t
+        .evaluate(&["greedy".into()], 6, 2, None, 1, false)
+        .unwrap();
     assert_eq!(r.results.len(), 1);
     let (name, _, w, d, l) = &r.results[0];
     assert_eq!((name.as_str(), w + d + l), ("greedy", 6 * 5));
