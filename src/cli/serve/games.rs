@@ -91,6 +91,13 @@ pub(super) async fn new_game(
         let admitted =
             admit(&app, spec).map_err(|e| ApiError(e.0, format!("seat {i}: {}", e.1)))?;
         memory_mb += admitted.memory_mb;
+        // Checked before the agent is built (its table is allocated then).
+        if memory_mb > app.policy.limits.memory_mb {
+            return Err(ApiError::forbidden(format!(
+                "the agents need {memory_mb} MiB together, more than this server's {} MiB (--memory-mb)",
+                app.policy.limits.memory_mb
+            )));
+        }
         let mut agent = app.registry.build(&admitted.spec, &rules).map_err(|e| {
             // The reason, about the client's spec: never the server's folders.
             let reason = match e {
@@ -105,12 +112,6 @@ pub(super) async fn new_game(
             agent: Some(agent),
             costly: !INSTANT_KINDS.contains(&spec.kind.as_str()),
         });
-    }
-    if memory_mb > app.policy.limits.memory_mb {
-        return Err(ApiError::forbidden(format!(
-            "the agents need {memory_mb} MiB together, more than this server's {} MiB (--memory-mb)",
-            app.policy.limits.memory_mb
-        )));
     }
     let session = Session {
         game,
