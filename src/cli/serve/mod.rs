@@ -69,7 +69,7 @@ pub struct Args {
     /// (alpha-beta, MCTS) unless their spec sets it, and the most a spec may set (0, no limit,
     /// is refused); hints stop at it too. A request waits at most this long plus a second,
     /// then answers 202 and the page asks again.
-    #[arg(long, default_value_t = 5000, value_name = "MS")]
+    #[arg(long, default_value_t = policy::DEFAULT_TIME_MS, value_name = "MS")]
     pub move_time_ms: u64,
     /// Endgame tables (`awale tablebase build`): the `perfect` agent, `tb=server` for
     /// alpha-beta and networks, and the table's values in hints and agents' thoughts.
@@ -83,17 +83,17 @@ pub struct Args {
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub max_games: usize,
     /// Deepest search a client may ask for (`alphabeta:depth`, `perfect:fallback_depth`).
-    #[arg(long, default_value_t = 20, value_name = "D")]
+    #[arg(long, default_value_t = policy::DEFAULT_DEPTH, value_name = "D")]
     pub max_depth: u64,
     /// Most simulations per move a client may ask for (`mcts:sims`, `nn:sims`).
-    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    #[arg(long, default_value_t = policy::DEFAULT_SIMS, value_name = "N")]
     pub max_sims: u64,
     /// Largest transposition table of one agent, in MiB (`alphabeta:tt_mb`; the default is 16).
-    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    #[arg(long, default_value_t = policy::DEFAULT_TT_MB, value_name = "MIB")]
     pub max_tt_mb: u64,
     /// Memory the agents of all live games may hold together, in MiB (their transposition
     /// tables): the least recently used games are dropped to stay under it.
-    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    #[arg(long, default_value_t = policy::DEFAULT_MEMORY_MB, value_name = "MIB")]
     pub memory_mb: u64,
     /// Agents and hints thinking at once (0: one per core); more answer 503.
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -136,7 +136,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         tt_mb: args.max_tt_mb,
         memory_mb: args.memory_mb,
         thinking: match args.max_thinking {
-            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            0 => policy::default_thinking(),
             n => n,
         },
     };

@@ -13,8 +13,11 @@ use super::error::{ApiError, ApiResult};
 /// server's `--tablebase` folder. Any other value is refused.
 pub(super) const SERVER_TABLES: &str = "server";
 
-/// The transposition table an `alphabeta` spec allocates without `tt_mb` (its default).
-const DEFAULT_TT_MB: u64 = 16;
+/// The transposition table (MiB) an `alphabeta` spec allocates without `tt_mb`: the agent's
+/// own default.
+fn agent_tt_mb() -> u64 {
+    awale::agents::AlphaBetaConfig::default().tt_mb as u64
+}
 
 /// The operator's limits (the `--max-*` flags of `awale serve`).
 #[derive(Debug, Clone)]
@@ -35,15 +38,27 @@ pub struct Limits {
     pub thinking: usize,
 }
 
+/// The limits' defaults, which the `--max-*` flags of `awale serve` show too.
+pub(super) const DEFAULT_TIME_MS: u64 = 5000;
+pub(super) const DEFAULT_DEPTH: u64 = 20;
+pub(super) const DEFAULT_SIMS: u64 = 100_000;
+pub(super) const DEFAULT_TT_MB: u64 = 64;
+pub(super) const DEFAULT_MEMORY_MB: u64 = 1024;
+
+/// One thinking turn per core (the default of `--max-thinking`).
+pub(super) fn default_thinking() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            time_ms: 5000,
-            depth: 20,
-            sims: 100_000,
-            tt_mb: 64,
-            memory_mb: 1024,
-            thinking: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            time_ms: DEFAULT_TIME_MS,
+            depth: DEFAULT_DEPTH,
+            sims: DEFAULT_SIMS,
+            tt_mb: DEFAULT_TT_MB,
+            memory_mb: DEFAULT_MEMORY_MB,
+            thinking: default_thinking(),
         }
     }
 }
@@ -137,8 +152,8 @@ impl Policy {
             "alphabeta" => out
                 .get("tt_mb")
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(DEFAULT_TT_MB),
-            "perfect" => DEFAULT_TT_MB,
+                .unwrap_or_else(agent_tt_mb),
+            "perfect" => agent_tt_mb(),
             _ => 0,
         };
         if memory_mb > lim.memory_mb {
@@ -274,7 +289,7 @@ mod tests {
         let a = admit(&p, "alphabeta:depth=8,tt_mb=32").unwrap();
         assert_eq!(a.spec.get("time_ms"), Some("5000"));
         assert_eq!(a.memory_mb, 32);
-        assert_eq!(admit(&p, "alphabeta").unwrap().memory_mb, DEFAULT_TT_MB);
+        assert_eq!(admit(&p, "alphabeta").unwrap().memory_mb, 16);
         assert_eq!(admit(&p, "mcts:sims=2000").unwrap().memory_mb, 0);
         assert!(admit(&p, "alphabeta:depth=x").is_err());
     }
