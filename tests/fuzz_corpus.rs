@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 mod batch_snapshot;
 #[path = "../fuzz/targets/checkpoint.rs"]
 mod checkpoint;
+#[cfg(feature = "train")]
+#[path = "../fuzz/targets/checkpoint_records.rs"]
+mod checkpoint_records;
 #[path = "../fuzz/targets/engine.rs"]
 mod engine;
 #[path = "../fuzz/targets/game_record.rs"]
@@ -187,6 +190,62 @@ fn write_checkpoint_seeds() {
     let mut short = vec![1u8];
     short.extend(checkpoint::payload_after_config(&empty));
     fs::write(dir.join("seed-no-games"), short).unwrap();
+}
+
+#[cfg(feature = "train")]
+#[test]
+fn checkpoint_records_corpus() {
+    replay("checkpoint_records", 2, checkpoint_records::run);
+}
+
+/// The records target reaches burn's decoders: the real records load, and damaged ones (cut,
+/// or with bytes flipped in their headers) are refused with an error, not a panic.
+#[cfg(feature = "train")]
+#[test]
+fn checkpoint_records_target_reaches_the_records() {
+    use awale::train::model::load_model;
+    use awale::train::trainer::load_optimizer;
+    let cfg = checkpoint_records::config();
+    let device = awale::train::train_device();
+    let seeds = checkpoint_records::seeds();
+    assert!(load_model(&cfg, &seeds[0][1..], &device).is_ok());
+    assert!(load_optimizer(&cfg, &seeds[1][1..]).is_ok());
+    for seed in &seeds {
+        checkpoint_records::run(seed);
+        let cut = &seed[..seed.len() / 2];
+        checkpoint_records::run(cut);
+        let body = &cut[1..];
+        if seed[0] == 0 {
+            assert!(load_model(&cfg, body, &device).is_err());
+        } else {
+            assert!(load_optimizer(&cfg, body).is_err());
+        }
+        for at in [1, 8, 16, 32, 64] {
+            let mut flipped = seed.clone();
+            if at < flipped.len() {
+                flipped[at] ^= 0xff;
+                checkpoint_records::run(&flipped);
+            }
+        }
+    }
+    // A network record loaded into a network of another shape is refused.
+    let mut bigger = cfg.clone();
+    bigger.network.hidden = vec![48, 48, 48];
+    let err = load_model(&bigger, &seeds[0][1..], &device).unwrap_err();
+    assert!(err.to_string().contains("does not fit"), "{err}");
+}
+
+/// Writes the seed corpus of the records target (`cargo test --features train --test
+/// fuzz_corpus -- --ignored write_checkpoint_records_seeds`).
+#[cfg(feature = "train")]
+#[test]
+#[ignore]
+fn write_checkpoint_records_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/checkpoint_records");
+    fs::create_dir_all(&dir).unwrap();
+    let seeds = checkpoint_records::seeds();
+    fs::write(dir.join("seed-model"), &seeds[0]).unwrap();
+    fs::write(dir.join("seed-optimizer"), &seeds[1]).unwrap();
 }
 
 #[test]

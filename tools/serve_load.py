@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """A bounded load test of `awale serve` on 127.0.0.1 (it starts the server itself and talks to
-nothing else): CHEAP clients play whole games as a person against `random` or `greedy`, while
-COSTLY clients keep asking for the most expensive agent the server's policy allows
-(`alphabeta:depth=<max>,tt_mb=<max>` thinking for the whole move time). It stops by itself
-after SECONDS, then prints the throughput, the latency of the cheap requests (p50, p99, max),
-the answers by status, the server's peak memory and its most threads, as a table and as JSON.
+nothing else): CHEAP clients play whole games as a person against `random` or `greedy` (a pause
+of THINK_MS before each of their moves; 0 sends requests back to back), while COSTLY clients
+keep asking for the most expensive agent the server's policy allows
+(`alphabeta:depth=<max>,tt_mb=<max>` thinking for the whole move time), and one PROBE, in a
+process of its own, plays cheap games at a steady pace (a request every 50 ms) to measure how
+fast the server answers a cheap request meanwhile. The clients run in PROCESSES worker
+processes (Python threads of one process would wait on each other's interpreter lock, and
+that wait would be counted as the server's). It stops by itself after SECONDS, then prints the
+throughput, the latency of the clients' and of the probe's requests (p50, p99, max), the
+answers by status, the server's peak memory and its most threads, as a table and as JSON.
 
     python tools/serve_load.py --bin target/release/awale --clients 200 --costly 8 --seconds 60
 
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -46,6 +52,8 @@ def request(port: int, method: str, path: str, body=None, timeout=60.0):
 
 
 class Stats:
+    """What the clients of one process saw (merged across processes at the end)."""
+
     def __init__(self):
         self.lock = threading.Lock()
         self.cheap = []  # latencies of cheap requests (s)
@@ -53,6 +61,10 @@ class Stats:
         self.games = 0
         self.requests = 0
         self.errors = []
+
+    def as_dict(self) -> dict:
+        return {"cheap": self.cheap, "statuses": self.statuses, "games": self.games,
+                "requests": self.requests, "errors": self.errors}
 
     def add(self, status: int, dt: float, cheap: bool):
         with self.lock:
@@ -62,7 +74,7 @@ class Stats:
                 self.cheap.append(dt)
 
 
-def cheap_client(port: int, stop: float, stats: Stats, seed: int):
+def cheap_client(port: int, stop: float, stats: Stats, seed: int, think: float = 0.0):
     rng = random.Random(seed)
     while time.time() < stop:
         agent = rng.choice(["random", "greedy"])
@@ -76,6 +88,8 @@ def cheap_client(port: int, stop: float, stats: Stats, seed: int):
         gid = v["id"]
         while time.time() < stop and not v["over"]:
             if v["person_to_move"]:
+                if think > 0:
+                    time.sleep(think)
                 status, nv, dt = request(port, "POST", f"/api/games/{gid}/move", {"house": rng.choice(v["legal"])})
             else:
                 status, nv, dt = request(port, "POST", f"/api/games/{gid}/agent-move")
@@ -116,6 +130,50 @@ def costly_client(port: int, stop: float, stats: Stats, spec: str):
         stats.add(status, dt, False)
 
 
+def worker(port: int, stop: float, seeds: list, think: float, costly: int, spec: str, out):
+    """One process of clients: a thread per cheap client (one per seed) and per costly one."""
+    stats = Stats()
+    threads = [threading.Thread(target=cheap_client, args=(port, stop, stats, k, think), daemon=True) for k in seeds]
+    threads += [threading.Thread(target=costly_client, args=(port, stop, stats, spec), daemon=True) for _ in range(costly)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=max(0.0, stop - time.time()) + 60)
+    with stats.lock:
+        out.put(stats.as_dict())
+
+
+def probe(port: int, stop: float, out, every: float = 0.05):
+    """Cheap games at a steady pace, alone in its process: the latency of each request."""
+    latencies, statuses = [], {}
+
+    def timed(method, path, body=None):
+        status, v, dt = request(port, method, path, body, timeout=30.0)
+        latencies.append(dt)
+        statuses[status] = statuses.get(status, 0) + 1
+        time.sleep(every)
+        return status, v
+
+    rng = random.Random(7)
+    while time.time() < stop:
+        status, v = timed("POST", "/api/games", {"rules": "abapa", "seats": ["human", "random"]})
+        if status != 201:
+            continue
+        gid = v["id"]
+        for _ in range(4):
+            if time.time() >= stop or v["over"]:
+                break
+            if v["person_to_move"]:
+                status, nv = timed("POST", f"/api/games/{gid}/move", {"house": rng.choice(v["legal"])})
+            else:
+                status, nv = timed("POST", f"/api/games/{gid}/agent-move")
+            if status != 200:
+                break
+            v = nv
+        timed("DELETE", f"/api/games/{gid}")
+    out.put({"latencies": latencies, "statuses": statuses})
+
+
 def watch(pid: int, stop: float, peak: dict):
     """The server's peak resident memory (VmHWM) and its most threads, from /proc."""
     while time.time() < stop + 1:
@@ -143,6 +201,8 @@ def main(argv=None) -> int:
     ap.add_argument("--costly", type=int, default=8, help="clients asking for the costliest agent allowed")
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--move-time-ms", type=int, default=2000)
+    ap.add_argument("--think-ms", type=int, default=0, help="a cheap client's pause before each of its moves")
+    ap.add_argument("--processes", type=int, default=4, help="worker processes the clients are spread over")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
 
@@ -159,24 +219,55 @@ def main(argv=None) -> int:
         _, agents, _ = request(port, "GET", "/api/agents")
         lim = agents["limits"]
         spec = f"alphabeta:depth={lim['depth']},tt_mb={lim['tt_mb']}"
-        stats = Stats()
         stop = time.time() + args.seconds
         peak: dict = {}
-        threads = [threading.Thread(target=watch, args=(server.pid, stop, peak), daemon=True)]
-        threads += [threading.Thread(target=cheap_client, args=(port, stop, stats, k), daemon=True) for k in range(args.clients)]
-        threads += [threading.Thread(target=costly_client, args=(port, stop, stats, spec), daemon=True) for _ in range(args.costly)]
+        ctx = multiprocessing.get_context("spawn")
+        queue = ctx.Queue()
+        procs = max(1, min(args.processes, args.clients + args.costly))
+        seeds = list(range(args.clients))
+        workers = [
+            ctx.Process(
+                target=worker,
+                args=(port, stop, seeds[p::procs], args.think_ms / 1000, len(range(args.costly)[p::procs]), spec, queue),
+                daemon=True,
+            )
+            for p in range(procs)
+        ]
+        prober = ctx.Process(target=probe, args=(port, stop, queue), daemon=True)
+        watcher = threading.Thread(target=watch, args=(server.pid, stop, peak), daemon=True)
         t0 = time.time()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=max(0.0, stop - time.time()) + args.move_time_ms / 1000 + 30)
+        watcher.start()
+        for w in workers + [prober]:
+            w.start()
+        parts = [queue.get(timeout=max(0.0, stop - time.time()) + args.move_time_ms / 1000 + 90) for _ in workers + [prober]]
+        for w in workers + [prober]:
+            w.join(timeout=10)
+        watcher.join(timeout=5)
         elapsed = time.time() - t0
         alive = server.poll() is None
     finally:
         server.kill()
         server.wait()
+    stats = Stats()
+    probed = {"latencies": [], "statuses": {}}
+    for part in parts:
+        if "latencies" in part:
+            probed = part
+            continue
+        stats.cheap += part["cheap"]
+        stats.games += part["games"]
+        stats.requests += part["requests"]
+        stats.errors += part["errors"]
+        for k, v in part["statuses"].items():
+            stats.statuses[k] = stats.statuses.get(k, 0) + v
+    for k, v in probed["statuses"].items():
+        stats.statuses[k] = stats.statuses.get(k, 0) + v
+    stats.requests += len(probed["latencies"])
+    probe_ms = probed["latencies"]
     result = {
         "clients": args.clients,
+        "think_ms": args.think_ms,
+        "processes": procs,
         "costly_clients": args.costly,
         "costly_spec": spec,
         "limits": lim,
@@ -188,14 +279,19 @@ def main(argv=None) -> int:
         "cheap_p50_ms": round(1000 * percentile(stats.cheap, 0.50), 2),
         "cheap_p99_ms": round(1000 * percentile(stats.cheap, 0.99), 2),
         "cheap_max_ms": round(1000 * max(stats.cheap, default=float("nan")), 2),
+        "probe_requests": len(probe_ms),
+        "probe_p50_ms": round(1000 * percentile(probe_ms, 0.50), 2),
+        "probe_p99_ms": round(1000 * percentile(probe_ms, 0.99), 2),
+        "probe_max_ms": round(1000 * max(probe_ms, default=float("nan")), 2),
         "peak_rss_mib": round(peak.get("rss_mib", float("nan")), 1),
         "peak_threads": peak.get("threads"),
         "server_alive": alive,
         "errors": stats.errors[:5],
     }
-    print(f"{args.clients} cheap + {args.costly} costly clients ({spec}) for {result['seconds']} s:")
+    print(f"{args.clients} cheap (think {args.think_ms} ms) + {args.costly} costly clients ({spec}) in {procs} processes for {result['seconds']} s:")
     print(f"  {result['requests']} requests ({result['requests_per_s']}/s), {stats.games} games finished, statuses {result['statuses']}")
-    print(f"  cheap requests: p50 {result['cheap_p50_ms']} ms, p99 {result['cheap_p99_ms']} ms, max {result['cheap_max_ms']} ms")
+    print(f"  cheap clients' requests: p50 {result['cheap_p50_ms']} ms, p99 {result['cheap_p99_ms']} ms, max {result['cheap_max_ms']} ms")
+    print(f"  probe ({result['probe_requests']} requests, one every 50 ms): p50 {result['probe_p50_ms']} ms, p99 {result['probe_p99_ms']} ms, max {result['probe_max_ms']} ms")
     print(f"  server: peak memory {result['peak_rss_mib']} MiB, at most {result['peak_threads']} threads, alive: {alive}")
     if args.json:
         with open(args.json, "w") as f:

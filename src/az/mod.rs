@@ -25,6 +25,8 @@
 //!   Its byte codec (the games in progress that checkpoints and workers hold) is `selfplay/codec.rs`.
 //! - [`endgame`]: endgame tables in self-play (`selfplay.tablebase`): games end where the
 //!   tables take over, with the exact result.
+//! - [`machine`]: sizing a run to a machine (`awale train --machine`): the recipe's shape
+//!   scaled from its thread count to another machine's, by the rule of docs/training.md.
 //! - [`data`]: training samples, the replay buffer and the byte reader and writer of checkpoints.
 //! - [`selfplay_bench`]: self-play speed for a network and a thread count (`awale bench selfplay`).
 //! - [`remote`]: self-play in other processes (Ray actors): a worker plays some of the run's
@@ -53,6 +55,7 @@ pub mod config;
 pub mod data;
 pub mod endgame;
 pub mod generations;
+pub mod machine;
 pub mod network;
 pub mod remote;
 pub mod search;

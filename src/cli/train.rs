@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use awale::az::endgame::{self, Prepared};
+use awale::az::machine::{scale_to, Machine};
 use awale::tablebase::BuildEvent;
 use awale::train::training::{run as run_training, RunOptions};
 use awale::train::TrainConfig;
@@ -28,10 +29,18 @@ Endgame tables in self-play: with selfplay.tablebase = \"DIR\" a game that reach
 of at most selfplay.tablebase_seeds seeds ends there with the tables' exact result; missing
 tables are built into DIR first (once; the time is printed beside the run's).
 
+Another machine: --machine sizes the recipe's run for it by the rule of docs/training.md
+(\"Sizing a run to a machine\"): games in flight per thread kept (4x on a GPU), positions and
+gradient steps per iteration and the replay buffer scaled with the games in flight, so that a
+game spans as many network versions and each position is sampled as often as in the recipe;
+the network, search, iterations and schedule stay the recipe's. --set applies after it.
+
 Examples:
   awale train
   awale train --config training/abapa.toml --out runs/abapa
   awale train --config training/abapa.toml --threads 2
+  awale train --config training/abapa.toml --machine cpu:16 --print-config
+  awale train --config training/abapa.toml --machine auto
   awale train --config training/abapa.toml --set training.max_minutes=30 --set search.kind=puct
   awale train --config training/abapa.toml --set selfplay.tablebase=tablebases --set selfplay.tablebase_seeds=16
   awale tournament --agents nn:path=runs/abapa/checkpoint.ckpt,sims=128,alphabeta:depth=6";
@@ -63,6 +72,10 @@ pub struct Args {
     /// this is given.
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
+    /// Size the run for a machine: auto (this one), cpu, cpu:N (N threads), gpu or gpu:N; the
+    /// recipe's shape is scaled from its selfplay.threads (see below). Not with --threads.
+    #[arg(long, value_name = "MACHINE")]
+    pub machine: Option<String>,
     /// Print the effective config and exit.
     #[arg(long)]
     pub print_config: bool,
@@ -75,6 +88,25 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(path) => TrainConfig::from_file(path)?,
         None => TrainConfig::quick(),
     };
+    if let Some(m) = &args.machine {
+        if args.threads.is_some() {
+            return Err(
+                "give --machine or --threads, not both (--machine sets the threads)".into(),
+            );
+        }
+        let machine: Machine = m.parse()?;
+        let from = cfg.selfplay.threads;
+        cfg = scale_to(&cfg, machine)?;
+        eprintln!(
+            "sized for {machine} from the recipe's {from} threads: {} games in flight, {} positions \
+             and {} gradient steps of {} per iteration, replay buffer {}",
+            cfg.selfplay.concurrent_games,
+            cfg.selfplay.positions_per_iteration,
+            cfg.training.steps_per_iteration,
+            cfg.training.batch_size,
+            cfg.training.replay_capacity
+        );
+    }
     for s in &args.set {
         cfg.set(s)?;
     }

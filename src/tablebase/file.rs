@@ -1,6 +1,8 @@
 //! The file of one layer: a header naming the format, its version, the rules of play and the
-//! seed count, a CRC-32 of the values, then one byte per board. Opened by memory map; a file
-//! that is truncated, corrupt, of another version or built for other rules is refused.
+//! seed count, a CRC-32 of the values, then one byte per board. Read whole into memory when
+//! opened (not memory-mapped: a file truncated or rewritten on disk while a process uses it
+//! cannot crash that process or change the values it reads); a file that is truncated,
+//! corrupt, of another version or built for other rules is refused.
 //!
 //! Layout (little-endian):
 //!
@@ -17,10 +19,8 @@
 //! | … | one byte per board: the seeds the mover gets under perfect play (bits 0–6), and bit 7 set when the cycle rule decided it |
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-
-use memmap2::Mmap;
 
 use crate::error::{AwaleError, Result};
 
@@ -29,19 +29,18 @@ pub const MAGIC: &[u8; 8] = b"AWALETB\0";
 /// The format version this build writes and reads.
 pub const VERSION: u32 = 1;
 
-/// The values of one layer: in memory after a build, or mapped from its file.
-pub(crate) enum Values {
-    Owned(Vec<u8>),
-    Mapped { map: Mmap, offset: usize },
-}
+/// The values of one layer, in memory: built, or read from its file (header dropped).
+pub(crate) struct Values(Vec<u8>);
 
 impl Values {
+    /// The values of a layer just built.
+    pub(crate) fn owned(values: Vec<u8>) -> Values {
+        Values(values)
+    }
+
     #[inline]
     pub(crate) fn bytes(&self) -> &[u8] {
-        match self {
-            Values::Owned(v) => v,
-            Values::Mapped { map, offset } => &map[*offset..],
-        }
+        &self.0
     }
 }
 
@@ -91,7 +90,9 @@ pub(crate) fn write_layer(
 }
 
 /// Opens and checks one layer file: the format, the version, the rules, the seed count, the
-/// size and the checksum, and that no value exceeds the seeds.
+/// size and the checksum, and that no value exceeds the seeds. The header is checked before
+/// the values are read, so a file that claims more boards than its rules have allocates
+/// nothing.
 pub(crate) fn read_layer(
     path: &Path,
     spec: &str,
@@ -99,18 +100,20 @@ pub(crate) fn read_layer(
     pits: usize,
     count: u64,
 ) -> Result<Values> {
-    let file = File::open(path).map_err(|e| io_error(path, e))?;
-    // SAFETY: the map is read-only; a file changed under it by another process could change
-    // the values read, never memory safety of this process beyond those bytes (we only read u8s).
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| io_error(path, e))?;
-    let b: &[u8] = &map;
-    if b.len() < 8 || &b[..8] != MAGIC {
+    // Read once, checked once: what happens to the file afterwards (truncated, rewritten,
+    // replaced) cannot reach the values in use. A memory map would give SIGBUS on a file
+    // truncated under it.
+    let mut file = File::open(path).map_err(|e| io_error(path, e))?;
+    let size = file.metadata().map_err(|e| io_error(path, e))?.len();
+    let mut head = [0u8; 36];
+    let got = read_up_to(&mut file, &mut head).map_err(|e| io_error(path, e))?;
+    if got < 8 || &head[..8] != MAGIC {
         return Err(refuse(path, "not an awale tablebase file (bad magic)"));
     }
-    if b.len() < 36 {
+    if got < 36 {
         return Err(refuse(path, "truncated header"));
     }
-    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let u32_at = |o: usize| u32::from_le_bytes(head[o..o + 4].try_into().unwrap());
     let version = u32_at(8);
     if version != VERSION {
         return Err(refuse(
@@ -119,13 +122,29 @@ pub(crate) fn read_layer(
         ));
     }
     let (file_seeds, file_pits, crc) = (u32_at(12), u32_at(16), u32_at(20));
-    let file_count = u64::from_le_bytes(b[24..32].try_into().unwrap());
+    let file_count = u64::from_le_bytes(head[24..32].try_into().unwrap());
     let spec_len = u32_at(32) as usize;
-    let offset = 36 + spec_len;
-    if b.len() < offset {
+    if spec_len != spec.len() {
+        // Not read: a header that claims a long spec allocates nothing.
+        let shown = if spec_len > 256 {
+            format!("{spec_len} bytes long")
+        } else {
+            let mut text = vec![0u8; spec_len];
+            match read_up_to(&mut file, &mut text) {
+                Ok(n) if n == spec_len => format!("'{}'", String::from_utf8_lossy(&text)),
+                _ => return Err(refuse(path, "truncated header")),
+            }
+        };
+        return Err(refuse(
+            path,
+            format!("built for the rules {shown}, not '{spec}'"),
+        ));
+    }
+    let mut file_spec = vec![0u8; spec_len];
+    if read_up_to(&mut file, &mut file_spec).map_err(|e| io_error(path, e))? < spec_len {
         return Err(refuse(path, "truncated header"));
     }
-    let file_spec = std::str::from_utf8(&b[36..offset])
+    let file_spec = std::str::from_utf8(&file_spec)
         .map_err(|_| refuse(path, "the rules in the header are not text"))?;
     if file_spec != spec {
         return Err(refuse(
@@ -142,17 +161,25 @@ pub(crate) fn read_layer(
             ),
         ));
     }
-    let values = &b[offset..];
-    if values.len() as u64 != count {
+    let offset = 36 + spec_len as u64;
+    let stored = size.saturating_sub(offset);
+    if size < offset || stored != count {
         return Err(refuse(
             path,
-            format!(
-                "{} value bytes where {count} are expected (truncated or padded)",
-                values.len()
-            ),
+            format!("{stored} value bytes where {count} are expected (truncated or padded)"),
         ));
     }
-    if crc32fast::hash(values) != crc {
+    let mut values = vec![0u8; count as usize];
+    let got = read_up_to(&mut file, &mut values).map_err(|e| io_error(path, e))?;
+    let mut probe = [0u8; 1];
+    let longer = read_up_to(&mut file, &mut probe).map_err(|e| io_error(path, e))? > 0;
+    if got as u64 != count || longer {
+        return Err(refuse(
+            path,
+            "the file changed size while it was read: try again",
+        ));
+    }
+    if crc32fast::hash(&values) != crc {
         return Err(refuse(path, "checksum mismatch: the file is corrupt"));
     }
     if let Some(i) = values.iter().position(|&v| (v & 0x7f) as usize > seeds) {
@@ -164,5 +191,19 @@ pub(crate) fn read_layer(
             ),
         ));
     }
-    Ok(Values::Mapped { map, offset })
+    Ok(Values(values))
+}
+
+/// Reads until `buf` is full or the file ends; the number of bytes read.
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
 }

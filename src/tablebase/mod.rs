@@ -5,7 +5,7 @@
 //! Built by retrograde analysis, layer by layer (a layer holds the boards of one seed count; a
 //! capture only ever leads to a lower layer), multi-threaded, one byte per position, numbered
 //! by a perfect index of the seed distribution ([`LayerIndex`]). Saved as one checksummed file
-//! per layer and opened by memory map.
+//! per layer and read whole into memory when opened (see `file.rs` for why not a memory map).
 //!
 //! What a table sets aside, and why (see `docs/rules.md`, "Tablebases"):
 //! - the win threshold (25): reaching it ends the game without changing its winner, and the
@@ -260,7 +260,7 @@ impl Tablebase {
             values.push(layer);
             reports.push(report);
         }
-        let layers = values.into_iter().map(Values::Owned).collect();
+        let layers = values.into_iter().map(Values::owned).collect();
         Ok((
             Tablebase {
                 rules: table,

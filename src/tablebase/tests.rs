@@ -292,6 +292,45 @@ fn files_round_trip_and_bad_files_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Tables in use are the bytes read when they were opened: files truncated, rewritten or
+/// deleted afterwards change nothing (a memory map would have raised SIGBUS on the truncated
+/// file and killed the process).
+#[test]
+fn files_changed_on_disk_while_open_change_nothing() {
+    let dir = std::env::temp_dir().join(format!("awale-tb-open-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let rules = Rules::abapa();
+    let table = Tablebase::build(&rules, 6, 2, &|_| {}).unwrap();
+    let paths = table.save(&dir).unwrap();
+    let opened = Tablebase::open(&dir, &rules, None).unwrap();
+    for (n, path) in paths.iter().enumerate() {
+        match n % 3 {
+            0 => std::fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_len(0)
+                .unwrap(),
+            1 => std::fs::write(path, vec![0xffu8; 4096]).unwrap(),
+            _ => std::fs::remove_file(path).unwrap(),
+        }
+    }
+    for n in 0..=6 {
+        assert_eq!(opened.layers[n].bytes(), table.layers[n].bytes());
+    }
+    let mut b: Board = [0; MAX_PITS];
+    (b[0], b[3], b[7], b[10]) = (1, 2, 1, 2);
+    let position = State::search_position(&rules, b, 0);
+    assert!(opened.value(&position).is_some());
+    assert_eq!(opened.value(&position), table.value(&position));
+    assert_eq!(
+        opened.probe(&position).unwrap().value,
+        table.probe(&position).unwrap().value
+    );
+    assert!(Tablebase::open(&dir, &rules, None).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn probes_refuse_what_the_table_does_not_cover() {
     let rules = Rules::abapa();

@@ -38,3 +38,4 @@ def test_a_small_load_runs_clean(tmp_path):
     assert result["requests"] > 100
     assert all(int(code) < 500 or code == "503" for code in result["statuses"]), result
     assert result["peak_threads"] and result["peak_rss_mib"] > 0
+    assert result["probe_requests"] > 10 and result["probe_p99_ms"] > 0
