@@ -208,8 +208,8 @@ fn checkpoint_records_target_reaches_the_records() {
     let cfg = checkpoint_records::config();
     let device = awale::train::train_device();
     let seeds = checkpoint_records::seeds();
-    assert!(load_model(&cfg, &seeds[0][1..], &device).is_ok());
-    assert!(load_optimizer(&cfg, &seeds[1][1..]).is_ok());
+    let net = load_model(&cfg, &seeds[0][1..], &device).unwrap();
+    assert!(load_optimizer(&cfg, &seeds[1][1..], &net).is_ok());
     for seed in &seeds {
         checkpoint_records::run(seed);
         let cut = &seed[..seed.len() / 2];
@@ -218,7 +218,7 @@ fn checkpoint_records_target_reaches_the_records() {
         if seed[0] == 0 {
             assert!(load_model(&cfg, body, &device).is_err());
         } else {
-            assert!(load_optimizer(&cfg, body).is_err());
+            assert!(load_optimizer(&cfg, body, &net).is_err());
         }
         for at in [1, 8, 16, 32, 64] {
             let mut flipped = seed.clone();
@@ -228,6 +228,14 @@ fn checkpoint_records_target_reaches_the_records() {
             }
         }
     }
+    // An optimiser record of another network (another shape) is refused, with its reason.
+    let mut wider = cfg.clone();
+    wider.network.hidden = vec![16];
+    let other = awale::train::model::PolicyValueNet::from_config(&wider, &device).unwrap();
+    let Err(err) = load_optimizer(&wider, &seeds[1][1..], &other) else {
+        panic!("an optimiser record of another network was accepted");
+    };
+    assert!(err.to_string().contains("its parameter f32"), "{err}");
     // A network record loaded into a network of another shape is refused.
     let mut bigger = cfg.clone();
     bigger.network.hidden = vec![48, 48, 48];

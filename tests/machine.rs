@@ -31,7 +31,10 @@ fn assert_shape_kept(base: &TrainConfig, scaled: &TrainConfig, per_thread_factor
     assert_eq!(scaled.network, base.network);
     assert_eq!(scaled.search, base.search);
     assert_eq!(scaled.training.iterations, base.training.iterations);
-    assert_eq!(scaled.training.batch_size, base.training.batch_size);
+    assert_eq!(
+        scaled.training.steps_per_iteration,
+        base.training.steps_per_iteration
+    );
     assert_eq!(scaled.training.lr, base.training.lr);
     assert_eq!(scaled.eval, base.eval);
     assert!(scaled.validate().is_ok());
@@ -56,12 +59,20 @@ fn the_rule_keeps_the_shape_of_every_recipe() {
             let k = threads as f64 / base.selfplay.threads as f64;
             let games = base.selfplay.concurrent_games as f64 * k;
             assert!((scaled.selfplay.concurrent_games as f64 - games).abs() < threads as f64);
-            if base.selfplay.concurrent_games % base.selfplay.threads == 0 {
+            if base
+                .selfplay
+                .concurrent_games
+                .is_multiple_of(base.selfplay.threads)
+            {
                 assert_shape_kept(&base, &scaled, 1);
             }
         }
         let gpu = scale_to(&base, Machine::Gpu { threads: 8 }).unwrap();
-        if base.selfplay.concurrent_games % base.selfplay.threads == 0 {
+        if base
+            .selfplay
+            .concurrent_games
+            .is_multiple_of(base.selfplay.threads)
+        {
             assert_shape_kept(&base, &gpu, GPU_GAMES_FACTOR);
         }
     }

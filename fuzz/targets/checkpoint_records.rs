@@ -6,10 +6,13 @@
 //! Byte 0 picks what the rest of the input is:
 //! - even: the network's record (burnpack), loaded into a network of the tiny config's shape
 //!   ([`awale::train::model::load_model`]); a network that loads must answer a forward pass;
-//! - odd: the optimiser's record ([`awale::train::trainer::load_optimizer`]).
+//! - odd: the optimiser's record ([`awale::train::trainer::load_optimizer`]) for the network
+//!   of the seed checkpoint (made once per process).
 //!
 //! A refused record must give a typed error, never a panic or an allocation the record's
 //! claimed sizes ask for.
+
+use std::sync::OnceLock;
 
 use awale::az::TrainConfig;
 use awale::train::model::load_model;
@@ -30,20 +33,26 @@ pub fn run(data: &[u8]) {
         return;
     };
     let cfg = config();
+    // The inference device: the decoders are the same on every device, and the autodiff device
+    // of training keeps about 10 KB per network built for the life of the process (burn 0.22's
+    // autodiff bookkeeping; docs/reliability.md), which a fuzzer's millions of networks would
+    // turn into an out-of-memory report.
+    let device = awale::train::inference_device();
     if mode % 2 == 0 {
-        let device = awale::train::train_device();
         if let Ok(net) = load_model(&cfg, rest, &device) {
             let values = net.param_values();
             assert!(!values.is_empty(), "a loaded network has weights");
         }
     } else {
-        let _ = load_optimizer(&cfg, rest);
+        static MODEL: OnceLock<Vec<u8>> = OnceLock::new();
+        let model = MODEL.get_or_init(|| seeds()[0][1..].to_vec());
+        let net = load_model(&cfg, model, &device).expect("the seed network loads");
+        let _ = load_optimizer(&cfg, rest, &net);
     }
 }
 
 /// Real records of [`config`] after one iteration (the optimiser has moments): the seed corpus,
 /// each with its mode byte.
-#[allow(dead_code)]
 pub fn seeds() -> Vec<Vec<u8>> {
     let mut trainer = Trainer::new(config()).expect("the tiny config trains");
     trainer.iteration().expect("one iteration");

@@ -30,10 +30,11 @@ of at most selfplay.tablebase_seeds seeds ends there with the tables' exact resu
 tables are built into DIR first (once; the time is printed beside the run's).
 
 Another machine: --machine sizes the recipe's run for it by the rule of docs/training.md
-(\"Sizing a run to a machine\"): games in flight per thread kept (4x on a GPU), positions and
-gradient steps per iteration and the replay buffer scaled with the games in flight, so that a
-game spans as many network versions and each position is sampled as often as in the recipe;
-the network, search, iterations and schedule stay the recipe's. --set applies after it.
+(\"Sizing a run to a machine\"): games in flight per thread kept (4x on a GPU); positions per
+iteration, the batch and the replay buffer scaled with the games in flight, so that a game
+spans as many network versions and each position is sampled as often as in the recipe; the
+gradient steps per iteration, network, search, iterations and schedule stay the recipe's.
+--set applies after it.
 
 Examples:
   awale train

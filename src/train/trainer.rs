@@ -7,7 +7,9 @@
 
 use std::time::Instant;
 
-use burn::module::Module;
+use std::collections::HashMap;
+
+use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::Device;
 use rand::SeedableRng;
@@ -62,24 +64,74 @@ fn optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
 }
 
 /// The optimiser of `cfg` with the state of a checkpoint's record `bytes` (burn's record of
-/// AdamW's moments); a record that is not one is a [`CheckpointError::Corrupt`].
-pub fn load_optimizer(cfg: &TrainConfig, bytes: &[u8]) -> TrainResult<ModuleOptimizer> {
+/// AdamW's moments) for the parameters of `model` (the network of the same checkpoint); a
+/// record that is not one, or not one of this network, is a [`CheckpointError::Corrupt`].
+pub fn load_optimizer(
+    cfg: &TrainConfig,
+    bytes: &[u8],
+    model: &PolicyValueNet,
+) -> TrainResult<ModuleOptimizer> {
     let corrupt = |e: String| CheckpointError::Corrupt(format!("optimiser state: {e}"));
-    check_optimizer_record(bytes).map_err(corrupt)?;
+    check_optimizer_record(bytes, &param_shapes(model)).map_err(corrupt)?;
     optimizer(cfg)
         .from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes.to_vec()))
         .map_err(|e| corrupt(e.to_string()).into())
 }
 
-/// What burn's optimiser loader takes on trust, checked first: every tensor of the record
-/// names the parameter it belongs to (burn 0.22 panics on one that does not; found by the
-/// `checkpoint_records` fuzz target). Sizes and ranges are checked by burn's reader.
-fn check_optimizer_record(bytes: &[u8]) -> Result<(), String> {
+/// The shape of every parameter of `model`, by parameter id.
+fn param_shapes(model: &PolicyValueNet) -> HashMap<u64, Vec<usize>> {
+    struct Shapes(HashMap<u64, Vec<usize>>);
+    impl ModuleVisitor for Shapes {
+        fn visit_float<const D: usize>(&mut self, param: &Param<burn::tensor::Tensor<D>>) {
+            self.0.insert(param.id.val(), param.val().dims().to_vec());
+        }
+    }
+    let mut shapes = Shapes(HashMap::new());
+    model.visit(&mut shapes);
+    shapes.0
+}
+
+/// What burn's optimiser loader and its first step take on trust, checked first (found by the
+/// `checkpoint_records` fuzz target: burn 0.22 panics on a tensor without a parameter id, and
+/// on a state whose rank differs from the one its record declares): every state tensor belongs
+/// to a parameter of the network (`ID.…`, parameter id `ID`), as f32 of that parameter's shape,
+/// and every declared rank is its parameter's. Sizes and byte ranges are checked by burn's
+/// reader.
+fn check_optimizer_record(bytes: &[u8], params: &HashMap<u64, Vec<usize>>) -> Result<(), String> {
     let reader = burn_pack::Reader::from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes.to_vec()))
         .map_err(|e| e.to_string())?;
+    let rank_suffix = ".__rank";
+    for (name, value) in reader.scalars() {
+        if let Some(id) = name
+            .strip_suffix(rank_suffix)
+            .and_then(|i| i.parse::<u64>().ok())
+        {
+            let rank = params
+                .get(&id)
+                .map(|s| s.len())
+                .ok_or_else(|| format!("'{name}' names no parameter of the network"))?;
+            if usize::try_from(*value).ok() != Some(rank) {
+                return Err(format!("'{name}' is not {rank}"));
+            }
+        }
+    }
     for tensor in reader.into_tensors().map_err(|e| e.to_string())? {
-        if tensor.param_id.is_none() {
-            return Err(format!("tensor '{}' names no parameter", tensor.name));
+        let name = &tensor.name;
+        let id = tensor
+            .param_id
+            .ok_or_else(|| format!("tensor '{name}' names no parameter"))?;
+        let shape = params
+            .get(&id)
+            .ok_or_else(|| format!("tensor '{name}' belongs to no parameter of the network"))?;
+        if name.split('.').next() != Some(id.to_string().as_str()) {
+            return Err(format!("tensor '{name}' is filed under parameter {id}"));
+        }
+        if tensor.dtype != burn::tensor::DType::F32 || tensor.shape.as_slice() != shape.as_slice() {
+            return Err(format!(
+                "tensor '{name}' is {:?} {:?}, its parameter f32 {shape:?}",
+                tensor.dtype,
+                tensor.shape.as_slice()
+            ));
         }
     }
     Ok(())
@@ -125,7 +177,7 @@ impl Trainer {
         ckpt.check_config(&cfg)?;
         let mut t = Trainer::new(cfg)?;
         t.model = load_model(&t.cfg, &ckpt.model, &t.device)?;
-        t.optim = load_optimizer(&t.cfg, &ckpt.optimizer)?;
+        t.optim = load_optimizer(&t.cfg, &ckpt.optimizer, &t.model)?;
         t.buffer = ReplayBuffer::decode(&t.rules, &mut ByteReader::new(&ckpt.replay))?;
         // The games in progress go on when the number of games is the same and the thread
         // count is the checkpoint's (or not set: the run then keeps the checkpoint's count, so
