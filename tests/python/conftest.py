@@ -38,3 +38,17 @@ def ray():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield ray
     ray.shutdown()
+
+
+@pytest.fixture
+def awale_bin() -> str:
+    """The `awale` binary of the train build (``AWALE_BIN``, set by ``.ci/test``): skipped
+    without it, failed under ``CI=true``, which builds it."""
+    from pathlib import Path
+
+    binary = os.environ.get("AWALE_BIN")
+    if not binary or not Path(binary).exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("the awale binary (AWALE_BIN) is missing (CI builds it)")
+        pytest.skip("the awale binary (AWALE_BIN) is missing")
+    return binary

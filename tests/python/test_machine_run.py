@@ -8,7 +8,6 @@ the binary (AWALE_BIN), small everywhere.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-CI = os.environ.get("CI", "").lower() == "true"
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "machine_run.py"
 
@@ -65,12 +63,8 @@ def test_bad_arguments_are_refused(tmp_path, args, reason):
     assert reason in done.stderr + done.stdout
 
 
-def test_the_cpu_path_for_real_on_the_tiny_config(tmp_path):
-    binary = os.environ.get("AWALE_BIN")
-    if not binary or not Path(binary).exists():
-        if CI:
-            pytest.fail("the awale binary of the train build (AWALE_BIN) is missing")
-        pytest.skip("the awale binary of the train build (AWALE_BIN) is missing")
+def test_the_cpu_path_for_real_on_the_tiny_config(tmp_path, awale_bin):
+    binary = awale_bin
     config = tmp_path / "tiny.toml"
     shutil.copy(ROOT / "training" / "tiny.toml", config)
     common = ["--config", config, "--bin", binary, "--threads", "2"]

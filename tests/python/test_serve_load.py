@@ -7,23 +7,15 @@ client error. The figures of docs/play.md come from the full run (200 clients, r
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-CI = os.environ.get("CI", "").lower() == "true"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_small_load_runs_clean(tmp_path):
-    binary = os.environ.get("AWALE_BIN")
-    if not binary or not Path(binary).exists():
-        if CI:
-            pytest.fail("the awale binary with `serve` (AWALE_BIN) is missing")
-        pytest.skip("the awale binary with `serve` (AWALE_BIN) is missing")
+def test_a_small_load_runs_clean(tmp_path, awale_bin):
+    binary = awale_bin
     out = tmp_path / "load.json"
     run = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "serve_load.py"), "--bin", binary,
