@@ -212,3 +212,24 @@ fn awale_train_sizes_a_recipe_for_a_machine() {
         assert!(err.contains(reason), "{err}");
     }
 }
+
+/// A tiny config sized for twice its threads trains: one iteration plays the scaled positions
+/// on the scaled games and takes the recipe's gradient steps on the scaled batch.
+#[cfg(feature = "train")]
+#[test]
+fn a_tiny_config_sized_for_another_machine_trains() {
+    let mut tiny = TrainConfig::tiny();
+    tiny.selfplay.threads = 1;
+    tiny.training.min_replay = 256;
+    let sized = scale_to(&tiny, Machine::Cpu { threads: 2 }).unwrap();
+    assert_eq!(
+        sized.selfplay.concurrent_games,
+        2 * tiny.selfplay.concurrent_games
+    );
+    assert_eq!(sized.training.batch_size, 2 * tiny.training.batch_size);
+    let mut trainer = awale::train::Trainer::new(sized.clone()).unwrap();
+    trainer.iteration().unwrap();
+    let c = trainer.counters();
+    assert!(c.positions >= sized.selfplay.positions_per_iteration as u64);
+    assert_eq!(c.train_steps as usize, sized.training.steps_per_iteration);
+}
