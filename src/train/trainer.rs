@@ -5,9 +5,8 @@
 //! Its self-play played by remote workers is in [`super::distributed`], its evaluation in
 //! [`super::evaluation`].
 
-use std::time::Instant;
-
 use std::collections::HashMap;
+use std::time::Instant;
 
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
@@ -72,6 +71,8 @@ pub fn load_optimizer(
     model: &PolicyValueNet,
 ) -> TrainResult<ModuleOptimizer> {
     let corrupt = |e: String| CheckpointError::Corrupt(format!("optimiser state: {e}"));
+    // The record is read twice (here, then by burn): burn's `OptimizerRecord` cannot be built
+    // from outside it, and a resume reads it once per run.
     check_optimizer_record(bytes, &param_shapes(model)).map_err(corrupt)?;
     optimizer(cfg)
         .from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes.to_vec()))
