@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs a built wheel into a fresh venv on a PATH without any Rust toolchain and runs it as a
 # user would: a Gymnasium make/step, a PettingZoo api_test, a tournament, the `awale` command
-# (console script and `python -m awale`).
+# (console script and `python -m awale`), `awale train` (the tiny config), a tournament with the
+# trained network (`nn:`), `awale.Network.predict` on the env's scaled observations, and
+# `awale serve` answering one request.
 #
 #   bash .ci/wheel-smoke.sh dist/awale-0.1.0-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 #
@@ -70,6 +72,46 @@ awale rules > "$TMP/rules.txt"
 grep -q abapa "$TMP/rules.txt"
 awale tournament --agents random,greedy --games 2
 python -m awale --version
+
+echo "== awale train (tiny), the network in a tournament and from Python"
+t=$SECONDS
+awale train --config tiny --out "$TMP/run" --no-progress > "$TMP/train.log" 2>&1 || { cat "$TMP/train.log"; exit 1; }
+test -f "$TMP/run/checkpoint.ckpt"
+awale tournament --agents "nn:path=$TMP/run/checkpoint.ckpt,sims=8,name=net,random" --games 2 --no-progress \
+  | grep -q "net"
+python - "$TMP/run/checkpoint.ckpt" <<'PYEOF'
+import sys
+import numpy as np
+import awale
+net = awale.Network(sys.argv[1])
+env = awale.AwaleEnv("abapa", obs=net.encoding, obs_scale="network")
+obs, info = env.reset(seed=0)
+np.testing.assert_array_equal(obs, net.encode(env.state))
+logits, values = net.predict(obs[None, :])
+assert logits.shape == (1, net.actions) and values.shape == (1, net.values)
+r = awale.tournament([f"nn:path={sys.argv[1]},sims=8", "random"], games=2, seed=1)
+assert r.games == 2
+print(f"   {net!r}: predict ok, value {values[0, 0]:+.3f}")
+PYEOF
+echo "   train, nn tournament and Network in $((SECONDS - t)) s"
+
+echo "== awale serve answers a request"
+awale serve --port 0 > "$TMP/serve.log" 2>&1 &
+SERVE_PID=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$TMP/serve.log" 2>/dev/null && break
+  sleep 0.1
+done
+URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$TMP/serve.log" | head -n 1)
+python -c "
+import json, sys, urllib.request
+with urllib.request.urlopen(sys.argv[1].rstrip('/') + '/api/agents', timeout=10) as r:
+    assert r.status == 200, r.status
+    body = json.load(r)
+print('   GET /api/agents:', r.status, len(body) if hasattr(body, '__len__') else body)
+" "$URL" || { kill "$SERVE_PID"; cat "$TMP/serve.log"; exit 1; }
+kill "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null || true
 set +e
 awale no-such-command > /dev/null 2>&1
 code=$?

@@ -1077,3 +1077,63 @@ fn bad_leagues_are_refused_with_the_reason() {
         assert!(e.to_string().contains(reason), "{text}: {e}");
     }
 }
+
+/// `obs_scale = network`: every observation (after steps, resets of every kind, same-step final
+/// observations, and `observe`) is the raw encoding times `input_scale`, the trained network's
+/// input; `u8` buffers are refused, and the game play is the same as unscaled.
+#[test]
+fn scaled_observations_are_the_raw_ones_times_the_input_scale() {
+    use awale::batch::{input_scale, ObsScale};
+    for (spec, enc) in [
+        ("abapa", ObsEncoding::Compact),
+        ("abapa", ObsEncoding::OneHot { levels: 16 }),
+        ("oware3", ObsEncoding::Thermometer { levels: 8 }),
+        ("wari", ObsEncoding::Compact),
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let mut raw_cfg = BatchConfig::new(rules, 37).with_obs(enc);
+        raw_cfg.reset_mode = ResetMode::SameStep;
+        raw_cfg.seed = 9;
+        let mut scaled_cfg = raw_cfg.clone();
+        scaled_cfg.obs_scale = ObsScale::Network;
+        let mut raw = Batch::new(raw_cfg).unwrap();
+        let mut scaled = Batch::new(scaled_cfg.with_threads(2)).unwrap();
+        let scale = input_scale(&rules, enc);
+        let mut rb = StepBuffers::<f32>::for_batch(&raw);
+        let mut sb = StepBuffers::<f32>::for_batch(&scaled);
+        let same = |r: &[f32], s: &[f32]| {
+            for (row_r, row_s) in r.chunks_exact(scale.len()).zip(s.chunks_exact(scale.len())) {
+                for ((a, b), k) in row_r.iter().zip(row_s).zip(&scale) {
+                    assert_eq!(a * k, *b);
+                }
+            }
+        };
+        raw.reset(Some(4), &mut rb.output()).unwrap();
+        scaled.reset(Some(4), &mut sb.output()).unwrap();
+        same(&rb.obs, &sb.obs);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for step in 0..300 {
+            let acts = random_actions(&rb, 37, &mut rng);
+            raw.step(&acts, &mut rb.output()).unwrap();
+            scaled.step(&acts, &mut sb.output()).unwrap();
+            assert_eq!(rb.rewards, sb.rewards);
+            same(&rb.obs, &sb.obs);
+            for i in 0..37 {
+                if rb.terminated[i] || rb.truncated[i] {
+                    same(rb.final_obs_of(i), sb.final_obs_of(i));
+                }
+            }
+            if step % 50 == 49 {
+                let pick = [true, false, true].repeat(13)[..37].to_vec();
+                raw.reset_where(&pick, &mut rb.output()).unwrap();
+                scaled.reset_where(&pick, &mut sb.output()).unwrap();
+                same(&rb.obs, &sb.obs);
+                scaled.observe(&mut sb.output()).unwrap();
+                same(&rb.obs, &sb.obs); // observing again does not scale twice
+            }
+        }
+        let mut u8_buf = StepBuffers::<u8>::for_batch(&scaled);
+        let e = scaled.reset(None, &mut u8_buf.output()).unwrap_err();
+        assert!(e.to_string().contains("float32"), "{e}");
+    }
+}

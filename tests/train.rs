@@ -644,3 +644,85 @@ fn overlapped_distributed_self_play_drains_at_checkpoints_and_resumes_exactly() 
     run_with(cfg.clone(), &opts(&c, true), Some(&mut remote)).unwrap();
     assert_eq!(remote.versions, vec![0, 1, 2, 3, 4, 5]);
 }
+
+/// `awale train --config tiny` (a built-in config by name, for installs without `training/`),
+/// `awale network info/export`, and the exported safetensors file playing as `nn:path=FILE`
+/// with the checkpoint's moves.
+#[test]
+fn a_network_exported_to_safetensors_plays_as_the_checkpoint() {
+    use std::process::Command;
+    let dir = tempdir("export-cli");
+    let run = dir.join("run");
+    let awale = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let (ok, text) = awale(&[
+        "train",
+        "--config",
+        "tiny",
+        "--out",
+        run.to_str().unwrap(),
+        "--no-eval",
+        "--no-progress",
+    ]);
+    assert!(ok, "{text}");
+    let ckpt = run.join("checkpoint.ckpt");
+    let st = dir.join("net.safetensors");
+    let (ok, text) = awale(&["network", "info", ckpt.to_str().unwrap()]);
+    assert!(
+        ok && text.contains("encoding") && text.contains("abapa"),
+        "{text}"
+    );
+    let (ok, text) = awale(&[
+        "network",
+        "export",
+        ckpt.to_str().unwrap(),
+        "--out",
+        st.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    let (ok, text) = awale(&["network", "info", "--json", st.to_str().unwrap()]);
+    assert!(
+        ok && text.contains("\"format\": \"awale-network\""),
+        "{text}"
+    );
+    // Junk is refused with the reason, not a panic.
+    std::fs::write(
+        dir.join("junk.safetensors"),
+        b"\x10\0\0\0\0\0\0\0{\"a\":1}        ",
+    )
+    .unwrap();
+    let (ok, text) = awale(&[
+        "network",
+        "info",
+        dir.join("junk.safetensors").to_str().unwrap(),
+    ]);
+    assert!(!ok && text.contains("not an awale network"), "{text}");
+    // The same moves from both files.
+    let reg = awale::train::registry();
+    let rules = Rules::abapa();
+    let moves: Vec<Vec<usize>> = [&ckpt, &st]
+        .iter()
+        .map(|path| {
+            let spec = format!("nn:path={},sims=8", path.display());
+            let mut agent = reg.build(&spec.parse().unwrap(), &rules).unwrap();
+            agent.reset(3);
+            let mut g = Game::new(rules);
+            let mut moves = Vec::new();
+            while moves.len() < 12 && !g.state().is_over() {
+                let m = agent.select(&Turn::from_game(&g)).unwrap();
+                moves.push(m);
+                g.apply(m).unwrap();
+            }
+            moves
+        })
+        .collect();
+    assert_eq!(moves[0], moves[1]);
+    assert!(!moves[0].is_empty());
+}

@@ -10,6 +10,9 @@ reinforcement learning, on a vectorised Rust simulator.
 - :mod:`awale.sb3`: a Stable-Baselines3 ``VecEnv`` over the batch (for sb3-contrib's
   ``MaskablePPO``).
 - :class:`Game`, :class:`State`, :class:`Rules`, :class:`Batch`: the Rust engine itself.
+- :class:`Network`: a trained network (checkpoint, generation or safetensors file):
+  ``predict`` (policy logits and values of a NumPy batch), ``encode`` (its input for positions),
+  ``export_safetensors``; :mod:`awale.torch` builds the same network as a ``torch.nn.Module``.
 - :class:`AwaleError` (a ``ValueError``) and its subclasses :class:`IllegalActionError`,
   :class:`RulesError`, :class:`ParseError`, :class:`GameOverError`, :class:`ConfigError`,
   :class:`AgentError`, :class:`TournamentError`, :class:`TrainingError`: the engine's errors,
@@ -41,6 +44,7 @@ from awale._core import (
     Game,
     GameOverError,
     IllegalActionError,
+    Network,
     ParseError,
     Rules,
     RulesError,
@@ -49,6 +53,7 @@ from awale._core import (
     TournamentError,
     TrainingError,
     __version__,
+    input_scale,
     parse_position,
 )
 from awale._common import EnvSpec
@@ -62,9 +67,9 @@ register_envs()
 
 
 def __getattr__(name: str) -> object:
-    """``awale.pettingzoo`` and ``awale.sb3`` import on first use (they need PettingZoo and
-    Stable-Baselines3, which plain ``import awale`` does not)."""
-    if name in ("pettingzoo", "sb3"):
+    """``awale.pettingzoo``, ``awale.sb3`` and ``awale.torch`` import on first use (they need
+    PettingZoo, Stable-Baselines3 or PyTorch, which plain ``import awale`` does not)."""
+    if name in ("pettingzoo", "sb3", "torch"):
         import importlib
 
         return importlib.import_module(f"awale.{name}")
@@ -87,6 +92,7 @@ __all__ = [
     "AwaleVectorEnv",
     "Batch",
     "Game",
+    "Network",
     "Rules",
     "State",
     "Tablebase",
@@ -96,6 +102,7 @@ __all__ = [
     "match",
     "ladder",
     "parse_position",
+    "input_scale",
     "sample_legal",
     "register_envs",
     "tournament",

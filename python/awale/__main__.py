@@ -1,8 +1,9 @@
 """The ``awale`` command line for pip users: ``awale ...`` (the console script) and
 ``python -m awale ...`` run the Rust binary's command line inside the extension
-(:func:`awale._core.main`), with every subcommand except ``train`` in the default wheel (it
-needs the Rust ``train`` feature: ``cargo run --release --features train -- train``, or a wheel
-built with ``maturin build --release --features python,cli,train``, whose command line has it)."""
+(:func:`awale._core.main`), with every subcommand: the wheel is built with the features
+``python,cli,serve,train`` (``awale train`` on burn's CPU backend, ``awale serve``, ``nn:``
+agents, ``awale network``). A build from source without ``train`` or ``serve`` leaves those
+subcommands out."""
 
 from __future__ import annotations
 

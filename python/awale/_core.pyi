@@ -24,6 +24,7 @@ __all__ = [
     "env_options",
     "check_env_options",
     "Tablebase",
+    "Network",
     "AwaleError",
     "RulesError",
     "IllegalActionError",
@@ -42,6 +43,7 @@ __all__ = [
     "checkpoint_info",
     "presets",
     "preset_summary",
+    "input_scale",
     "parse_position",
     "run_tournament",
     "run_match",
@@ -452,6 +454,8 @@ class Batch:
         num_boards: 1 to ``MAX_BOARDS``.
         obs: ``"compact"``, ``"onehot[:L]"`` or ``"thermometer[:L]"``.
         obs_dtype: ``"float32"`` or ``"uint8"``.
+        obs_scale: ``"raw"`` (seed counts, 0/1 slots) or ``"network"`` (times
+            :func:`input_scale`: a trained network's input; float32 only).
         reset_mode: ``"next_step"``, ``"same_step"`` or ``"disabled"`` (Gymnasium's modes).
         opponent: None or ``"self"`` (self-play), an agent spec (``"alphabeta:depth=2"``), a
             list of specs (a league: one member drawn per episode, see ``opponent_members``), a
@@ -476,6 +480,7 @@ class Batch:
         *,
         obs: str = "compact",
         obs_dtype: Union[_ObsDtype, np.dtype[Any], type] = "float32",
+        obs_scale: Literal["raw", "network"] = "raw",
         reset_mode: str = "next_step",
         opponent: Union[str, Sequence[str], Callable[[State], int], None] = None,
         learner_seat: Optional[int] = None,
@@ -547,6 +552,8 @@ class Batch:
     @property
     def obs_dtype(self) -> _ObsDtype: ...
     @property
+    def obs_scale(self) -> Literal["raw", "network"]: ...
+    @property
     def reset_mode(self) -> Literal["next_step", "same_step", "disabled"]: ...
     @property
     def opponent(self) -> str: ...
@@ -562,6 +569,57 @@ class Batch:
     def seed(self) -> int: ...
     @property
     def threads(self) -> int: ...
+
+@final
+class Network:
+    """A trained policy/value network: a checkpoint or generation of ``awale train``, or a
+    safetensors network (``export_safetensors``). Needs a build with the trainer (the wheel
+    has it; otherwise ``NotImplementedError``). A file that is not a network raises
+    ``TrainingError`` (a ``ValueError``), a missing one ``OSError``.
+
+    The network's input is the observation of its ``encoding``, seen by the player to move,
+    times ``input_scale`` (what ``encode`` writes, and what an env with
+    ``obs=<encoding>, obs_scale="network"`` emits); see docs/observations.md.
+    """
+
+    def __new__(cls, path: Union[str, os.PathLike[str]]) -> Network: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def encoding(self) -> str:
+        """``"compact"``, ``"onehot:L"`` or ``"thermometer:L"``."""
+    @property
+    def input_dim(self) -> int: ...
+    @property
+    def hidden(self) -> list[int]: ...
+    @property
+    def actions(self) -> int:
+        """Policy logits per position: the mover's houses."""
+    @property
+    def values(self) -> int:
+        """Value outputs: 1 for two players (the mover's), else one per player, mover first."""
+    @property
+    def input_scale(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def config(self) -> str:
+        """The training config (TOML) it was trained under."""
+    def header(self) -> dict[str, Any]:
+        """The JSON header of its safetensors export (format, version, rules, encoding,
+        input, hidden, actions, values, input_scale)."""
+    def predict(
+        self, observations: npt.NDArray[np.float32]
+    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """``(logits, values)`` of ``(batch, input_dim)`` float32 inputs: ``(batch, actions)``
+        logits (illegal houses not masked) and ``(batch, values)`` in (-1, 1) for the mover;
+        1-D for a 1-D input. The GIL is released while the network runs."""
+    def encode(self, states: Union[State, Sequence[State]]) -> npt.NDArray[np.float32]:
+        """The network's input for a State ``(input_dim,)`` or a sequence ``(n, input_dim)``."""
+    def export_safetensors(self, path: Union[str, os.PathLike[str]]) -> None:
+        """Writes the weights (PyTorch ``nn.Linear`` layout) with the header and the config in
+        the metadata; ``awale.torch.network(path)`` reads it, ``nn:path=FILE`` plays it."""
+    def __repr__(self) -> str: ...
 
 @final
 class Tablebase:
@@ -607,3 +665,9 @@ class Tablebase:
     ) -> dict[str, Any]:
         """``{"positions", "optimal", "optimal_share", "mean_loss", "result_share"}`` of ``choose``."""
     def __repr__(self) -> str: ...
+
+def input_scale(rules: _RulesArg, encoding: str = "compact") -> npt.NDArray[np.float32]:
+    """The per-feature scales from the raw observation of ``encoding`` to a trained network's
+    input (what ``obs_scale="network"`` multiplies by): pits of the compact encoding over twice
+    the seeds per house, one-hot/thermometer slots as they are, stores over a player's equal
+    share of the seeds, the seat one-hot as it is."""

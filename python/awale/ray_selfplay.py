@@ -17,7 +17,7 @@ Ray again, with any number of workers for the same shard count). The learner and
 alternate (self-play, then gradient steps), like the local trainer.
 
 Needs Ray (``pip install 'awale[ray]'``) and an extension built with the trainer
-(``awale.training.HAS_TRAINER``; ``maturin build --release --features python,cli,train``) on every node.
+(``awale.training.HAS_TRAINER``: the wheel has it) on every node.
 The learner runs on the driver's node (so ``out`` is a folder there) unless it asks for a GPU
 (``learner_gpus``), when it goes where Ray finds one and ``out`` should be on a shared file
 system. See ``docs/scaling.md`` and ``training/ray_selfplay.py``.

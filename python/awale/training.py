@@ -6,11 +6,11 @@ workers elsewhere (:mod:`awale.ray_selfplay` drives Ray actors). :func:`train_co
 effective TOML of a config file with ``--set``-style overrides; :func:`checkpoint_info` reads a
 checkpoint's counters and a checksum of each part.
 
-The trainer needs burn inside the extension: the default wheel leaves it out
-(``HAS_TRAINER`` is then False, and :func:`train` and :class:`SelfPlayWorker` raise
-``NotImplementedError``). Build one with ``maturin build --release --features python,cli,train`` in the
-source tree (see ``docs/scaling.md``). :func:`train_config` and :func:`checkpoint_info` work in
-every build.
+The trainer needs burn inside the extension: the wheel has it (``HAS_TRAINER``); a build from
+source without the ``train`` feature leaves it out, and then :func:`train` and
+:class:`SelfPlayWorker` raise ``NotImplementedError``. :func:`train_config` and
+:func:`checkpoint_info` work in every build. The trained network from Python:
+:class:`awale.Network`.
 """
 
 from __future__ import annotations

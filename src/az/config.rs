@@ -392,6 +392,23 @@ impl TrainConfig {
         TrainConfig::from_toml_str(TINY_TOML).expect("training/tiny.toml is valid")
     }
 
+    /// A config built into the binary by name: `quick` (training/quick.toml) or `tiny`
+    /// (training/tiny.toml), so that an installed `awale` (the wheel has no `training/` folder)
+    /// runs them.
+    ///
+    /// ```
+    /// use awale::train::TrainConfig;
+    /// assert_eq!(TrainConfig::builtin("tiny").unwrap().name, "tiny");
+    /// assert!(TrainConfig::builtin("training/tiny.toml").is_none());
+    /// ```
+    pub fn builtin(name: &str) -> Option<TrainConfig> {
+        match name {
+            "quick" => Some(TrainConfig::quick()),
+            "tiny" => Some(TrainConfig::tiny()),
+            _ => None,
+        }
+    }
+
     /// The default folder of a run of this configuration: `runs/NAME`.
     pub fn default_out(&self) -> std::path::PathBuf {
         std::path::Path::new("runs").join(&self.name)

@@ -67,23 +67,9 @@ pub fn value_outputs(rules: &Rules) -> usize {
     }
 }
 
-/// Per-feature input scales for `rules` under `enc`: pits scaled to about [0, 1] (compact
-/// encoding), stores by the seeds a player would hold with an equal share, the to-move one-hot
-/// unscaled.
-pub fn input_scale(rules: &Rules, enc: ObsEncoding) -> Vec<f32> {
-    let n = rules.pits();
-    let p = rules.players as usize;
-    let pits = n * enc.levels();
-    let pit_scale = match enc {
-        ObsEncoding::Compact => 1.0 / (2.0 * rules.seeds.max(1) as f32),
-        _ => 1.0,
-    };
-    let store_scale = p as f32 / rules.total_seeds().max(1) as f32;
-    let mut s = vec![pit_scale; pits];
-    s.extend(std::iter::repeat_n(store_scale, p));
-    s.extend(std::iter::repeat_n(1.0, p));
-    s
-}
+/// Per-feature input scales (the batch's definition, shared with the envs' `obs_scale =
+/// "network"`).
+pub use crate::batch::input_scale;
 
 /// Encodes positions into a flat `[states.len() * dim]` buffer of scaled features.
 pub fn encode_batch(

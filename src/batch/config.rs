@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::observation::ObsEncoding;
+use super::observation::{ObsEncoding, ObsScale};
 use super::opponent::Opponent;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
@@ -183,6 +183,8 @@ pub struct BatchConfig {
     pub threads: usize,
     /// The observation encoding.
     pub obs: ObsEncoding,
+    /// Raw observations, or scaled as the trainer's network input (`f32` buffers only).
+    pub obs_scale: ObsScale,
     /// When ended episodes restart.
     pub reset_mode: ResetMode,
     /// Who plays the seats the caller does not: nobody ([`Opponent::SelfPlay`]) or a policy.
@@ -212,6 +214,7 @@ impl BatchConfig {
             num_boards,
             threads: 1,
             obs: ObsEncoding::Compact,
+            obs_scale: ObsScale::Raw,
             reset_mode: ResetMode::NextStep,
             opponent: Opponent::SelfPlay,
             learner_seat: 0,
@@ -662,6 +665,22 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         },
         print: |c| c.batch.obs.to_string(),
+    },
+    OptionDef {
+        key: "obs_scale",
+        kind: OptionKind::Str,
+        default: "raw",
+        env_default: None,
+        choices: &["raw", "network"],
+        flavours: GYM,
+        help: "'raw' (seed counts and 0/1 slots as the encoding writes them) or 'network' (times \
+               the trainer's input scales: what a trained network of this encoding takes, as \
+               awale.Network.encode writes it; float32 only)",
+        parse: |c, s, _| {
+            c.batch.obs_scale = s.parse()?;
+            Ok(())
+        },
+        print: |c| c.batch.obs_scale.to_string(),
     },
     OptionDef {
         key: "obs_dtype",

@@ -31,6 +31,8 @@ const RESET_ATTEMPTS: usize = 64;
 pub(crate) struct Ctx<'a> {
     pub(crate) rules: Rules,
     pub(crate) enc: ObsEncoding,
+    /// Per-feature scales of the observations ([`super::ObsScale::Network`]); empty: raw.
+    pub(crate) scale: &'a [f32],
     pub(crate) mode: ResetMode,
     pub(crate) opponent: &'a Opponent,
     /// `opponent.is_self_play()`, read in the hot loop.
@@ -43,6 +45,15 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Writes `st`'s observation into `row`, scaled when the batch scales them.
+    #[inline(always)]
+    pub(crate) fn write_obs<O: ObsValue>(&self, st: &State, row: &mut [O]) {
+        encode(self.enc, &self.rules, st, row);
+        if !self.scale.is_empty() {
+            O::scale_row(row, self.scale);
+        }
+    }
+
     /// Starts a new episode on one board: a fresh start position (random first player if the
     /// rules draw one), the random opening, then the opponent's plies until the caller's seat
     /// is to move. With a league, first draws the member that plays this episode.
@@ -140,11 +151,14 @@ impl Ctx<'_> {
         if N != 0 && self.enc == ObsEncoding::Compact {
             let od = N + 2 * P;
             encode_compact_fixed::<O, N, P>(st, &mut l.obs[i * od..(i + 1) * od]);
+            if !self.scale.is_empty() {
+                O::scale_row(&mut l.obs[i * od..(i + 1) * od], self.scale);
+            }
             let h = N / if P == 0 { 1 } else { P };
             l.mask[i * h..(i + 1) * h].copy_from_slice(&bytes[..h]);
         } else {
             let od = l.obs_dim;
-            encode(self.enc, &self.rules, st, &mut l.obs[i * od..(i + 1) * od]);
+            self.write_obs(st, &mut l.obs[i * od..(i + 1) * od]);
             let h = l.houses;
             for (m, &b) in l.mask[i * h..(i + 1) * h].iter_mut().zip(&bytes) {
                 *m = b;
@@ -291,7 +305,7 @@ impl Ctx<'_> {
         if self.mode == ResetMode::SameStep {
             let od = l.obs_dim;
             if let Some(f) = l.final_obs.as_deref_mut() {
-                encode(self.enc, r, &l.states[i], &mut f[i * od..(i + 1) * od]);
+                self.write_obs(&l.states[i], &mut f[i * od..(i + 1) * od]);
             }
             self.reset_board(
                 &mut l.states[i],

@@ -120,7 +120,7 @@ pub use config::{
     find_option, BatchConfig, EnvConfig, IllegalActionPolicy, ObsDtype, ObsMode, Opening,
     OptionDef, OptionKind, ReadOpponent, ResetMode, FLAVOURS, MAX_BOARDS, MAX_THREADS, OPTIONS,
 };
-pub use observation::{encode_state, ObsEncoding, ObsValue};
+pub use observation::{encode_state, input_scale, ObsEncoding, ObsScale, ObsValue};
 pub use opponent::{League, Opponent, Policy};
 pub use rng::{board_rng, RngSnapshot};
 pub use snapshot::BatchSnapshot;
@@ -146,6 +146,8 @@ const MIN_GRAIN: usize = 256;
 pub struct Batch {
     config: BatchConfig,
     obs_dim: usize,
+    /// [`input_scale`] under [`ObsScale::Network`], else empty.
+    scale: Vec<f32>,
     team: Option<Team>,
     boards: Boards,
     codes: Vec<u8>,
@@ -189,14 +191,19 @@ impl Batch {
             lengths: vec![0; n],
             members: vec![0; n],
         };
+        let scale = match config.obs_scale {
+            ObsScale::Raw => Vec::new(),
+            ObsScale::Network => input_scale(&rules, config.obs),
+        };
         let mut batch = Batch {
             obs_dim: config.obs.dim(&rules),
+            scale,
             config,
             team,
             boards,
             codes: vec![RESET; n],
         };
-        let mut scratch = StepBuffers::<u8>::for_batch(&batch);
+        let mut scratch = StepBuffers::<f32>::for_batch(&batch);
         batch.reset(None, &mut scratch.output())?;
         if let Some(i) = batch.boards.states.iter().position(|s| s.is_over()) {
             return Err(AwaleError::BadBatchInput(format!(
@@ -264,6 +271,13 @@ impl Batch {
     }
 
     fn check_output<O: ObsValue>(&self, out: &StepOutput<'_, O>) -> Result<()> {
+        if !self.scale.is_empty() && !O::FLOAT {
+            return Err(AwaleError::BadBatchInput(
+                "obs_scale 'network' writes fractions: it needs float32 observations \
+                 (obs_dtype='float32'), not uint8"
+                    .into(),
+            ));
+        }
         out.check(
             self.num_boards(),
             self.obs_dim,
@@ -283,7 +297,7 @@ impl Batch {
 
     /// Runs `work` over every board, with the helper threads when there are any.
     fn run<O: ObsValue>(&mut self, out: &mut StepOutput<'_, O>, work: fn(&Ctx<'_>, Lanes<'_, O>)) {
-        let ctx = make_ctx(&self.config);
+        let ctx = make_ctx(&self.config, &self.scale);
         let (od, h, p) = (
             self.obs_dim,
             self.config.rules.houses as usize,
@@ -483,9 +497,9 @@ impl Batch {
     pub fn observe<O: ObsValue>(&self, out: &mut StepOutput<'_, O>) -> Result<()> {
         self.check_output(out)?;
         let (od, h) = (self.obs_dim, self.action_dim());
-        let ctx = make_ctx(&self.config);
+        let ctx = make_ctx(&self.config, &self.scale);
         for (i, st) in self.boards.states.iter().enumerate() {
-            observation::encode(ctx.enc, &ctx.rules, st, &mut out.obs[i * od..(i + 1) * od]);
+            ctx.write_obs(st, &mut out.obs[i * od..(i + 1) * od]);
             let bits = if self.boards.done[i] && self.config.reset_mode == ResetMode::NextStep {
                 u16::MAX // the next step ignores the action: any house is accepted
             } else {
@@ -550,10 +564,11 @@ impl Batch {
 }
 
 /// The read-only settings of the kernel, from the configuration.
-fn make_ctx(config: &BatchConfig) -> Ctx<'_> {
+fn make_ctx<'a>(config: &'a BatchConfig, scale: &'a [f32]) -> Ctx<'a> {
     Ctx {
         rules: config.rules,
         enc: config.obs,
+        scale,
         mode: config.reset_mode,
         opponent: &config.opponent,
         self_play: config.opponent.is_self_play(),

@@ -173,26 +173,111 @@ pub trait ObsValue: Copy + Send + Sync + PartialEq + fmt::Debug + 'static {
     const ZERO: Self;
     /// One (a set slot).
     const ONE: Self;
+    /// Whether the type holds fractions ([`ObsScale::Network`] needs it).
+    const FLOAT: bool;
     /// A seed count (at most 255).
     fn from_count(count: u8) -> Self;
+    /// Multiplies a row by per-feature scales (only called when [`ObsValue::FLOAT`]).
+    fn scale_row(row: &mut [Self], scale: &[f32]);
 }
 
 impl ObsValue for f32 {
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
+    const FLOAT: bool = true;
     #[inline(always)]
     fn from_count(count: u8) -> f32 {
         count as f32
+    }
+    #[inline(always)]
+    fn scale_row(row: &mut [f32], scale: &[f32]) {
+        for (x, k) in row.iter_mut().zip(scale) {
+            *x *= k;
+        }
     }
 }
 
 impl ObsValue for u8 {
     const ZERO: u8 = 0;
     const ONE: u8 = 1;
+    const FLOAT: bool = false;
     #[inline(always)]
     fn from_count(count: u8) -> u8 {
         count
     }
+    fn scale_row(_row: &mut [u8], _scale: &[f32]) {
+        unreachable!("the batch refuses scaled observations in u8 buffers")
+    }
+}
+
+/// Whether observations are the encoding's raw values or the trained network's input.
+///
+/// ```
+/// use awale::batch::{input_scale, ObsEncoding, ObsScale};
+/// use awale::Rules;
+/// assert_eq!("network".parse::<ObsScale>().unwrap(), ObsScale::Network);
+/// assert!("unit".parse::<ObsScale>().is_err());
+/// let s = input_scale(&Rules::abapa(), ObsEncoding::Compact);
+/// assert_eq!(s[0], 1.0 / 8.0); // pits: over twice the seeds per house
+/// assert_eq!(s[12], 2.0 / 48.0); // stores: over a player's equal share
+/// assert_eq!(s[14], 1.0); // the seat one-hot as it is
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ObsScale {
+    /// Raw seed counts and 0/1 slots, as the encoding writes them.
+    #[default]
+    Raw,
+    /// The raw values times [`input_scale`]: the input of the trainer's networks (`float32`
+    /// only).
+    Network,
+}
+
+impl ObsScale {
+    /// `raw` or `network`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObsScale::Raw => "raw",
+            ObsScale::Network => "network",
+        }
+    }
+}
+
+impl fmt::Display for ObsScale {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ObsScale {
+    type Err = AwaleError;
+    fn from_str(s: &str) -> Result<ObsScale> {
+        match s.trim() {
+            "raw" => Ok(ObsScale::Raw),
+            "network" => Ok(ObsScale::Network),
+            _ => Err(AwaleError::BadBatchInput(format!(
+                "obs_scale must be 'raw' or 'network', got '{s}'"
+            ))),
+        }
+    }
+}
+
+/// Per-feature scales from `enc`'s raw values to a trained network's input: compact pit
+/// counts over twice the seeds per house (about [0, 1]), one-hot and thermometer slots as they
+/// are, stores over a player's equal share of the seeds, the seat one-hot as it is. The
+/// trainer (`awale::az::network`) and the batch's [`ObsScale::Network`] both use this.
+pub fn input_scale(rules: &Rules, enc: ObsEncoding) -> Vec<f32> {
+    let n = rules.pits();
+    let p = rules.players as usize;
+    let pits = n * enc.levels();
+    let pit_scale = match enc {
+        ObsEncoding::Compact => 1.0 / (2.0 * rules.seeds.max(1) as f32),
+        _ => 1.0,
+    };
+    let store_scale = p as f32 / rules.total_seeds().max(1) as f32;
+    let mut s = vec![pit_scale; pits];
+    s.extend(std::iter::repeat_n(store_scale, p));
+    s.extend(std::iter::repeat_n(1.0, p));
+    s
 }
 
 /// Writes the observation of `state` under `enc` into `out`, which must hold exactly

@@ -7,6 +7,8 @@ mod game_args;
 #[cfg(feature = "train")]
 mod ladder;
 mod matchplay;
+#[cfg(feature = "train")]
+mod network;
 mod perft;
 mod play;
 mod rules;
@@ -61,6 +63,9 @@ pub enum Command {
     /// Train a policy/value network by self-play (AlphaZero family), then evaluate it.
     #[cfg(feature = "train")]
     Train(train::Args),
+    /// A trained network file: its rules, encoding and shape; export to safetensors (PyTorch).
+    #[cfg(feature = "train")]
+    Network(network::Args),
 }
 
 /// Runs the parsed command line.
@@ -81,5 +86,7 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Serve(a) => serve::run(a),
         #[cfg(feature = "train")]
         Command::Train(a) => train::run(a),
+        #[cfg(feature = "train")]
+        Command::Network(a) => network::run(a),
     }
 }

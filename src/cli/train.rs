@@ -50,8 +50,9 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The training config (TOML); default: the built-in quick config (training/quick.toml).
-    #[arg(long, value_name = "FILE")]
+    /// The training config (TOML), or a built-in one by name: `quick` (the default,
+    /// training/quick.toml) or `tiny` (training/tiny.toml, seconds)
+    #[arg(long, value_name = "FILE|quick|tiny")]
     pub config: Option<PathBuf>,
     /// The run's folder (default: runs/NAME, NAME from the config).
     #[arg(long, value_name = "DIR")]
@@ -85,8 +86,16 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
+    let builtin = |p: &PathBuf| {
+        p.to_str()
+            .filter(|_| !p.exists())
+            .and_then(TrainConfig::builtin)
+    };
     let mut cfg = match &args.config {
-        Some(path) => TrainConfig::from_file(path)?,
+        Some(path) => match builtin(path) {
+            Some(cfg) => cfg,
+            None => TrainConfig::from_file(path)?,
+        },
         None => TrainConfig::quick(),
     };
     if let Some(m) = &args.machine {

@@ -1002,6 +1002,12 @@ impl PyBatch {
         self.dtype.name()
     }
 
+    /// `"raw"` or `"network"` (observations scaled as a trained network's input).
+    #[getter]
+    fn obs_scale(&self) -> &'static str {
+        self.batch.config().obs_scale.name()
+    }
+
     #[getter]
     fn reset_mode(&self) -> &'static str {
         self.batch.config().reset_mode.name()

@@ -22,6 +22,7 @@ mod batch;
 mod callable_policy;
 mod cli;
 mod game;
+mod network;
 mod tablebase;
 mod tournament;
 mod trainer;
@@ -412,6 +413,23 @@ fn preset_summary(name: &str) -> PyResult<&'static str> {
     Ok(p.summary())
 }
 
+/// The per-feature scales from the raw observation of `encoding` to a trained network's input
+/// (`obs_scale="network"` multiplies by them): a float32 array of the encoding's size.
+#[pyfunction]
+#[pyo3(signature = (rules, encoding = "compact"))]
+fn input_scale<'py>(
+    py: Python<'py>,
+    rules: &Bound<'py, PyAny>,
+    encoding: &str,
+) -> PyResult<Bound<'py, numpy::PyArray1<f32>>> {
+    let rules = rules_arg(rules)?;
+    let enc: crate::batch::ObsEncoding = encoding.parse().map_err(value_error)?;
+    Ok(numpy::PyArray1::from_vec(
+        py,
+        crate::batch::input_scale(&rules, enc),
+    ))
+}
+
 /// The module `awale._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -429,8 +447,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<batch::PyBatch>()?;
     batch::register(m)?;
     m.add_class::<tablebase::PyTablebase>()?;
+    m.add_class::<network::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(input_scale, m)?)?;
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_tournament, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_match, m)?)?;

@@ -22,7 +22,7 @@ pub(crate) const HAS_TRAINER: bool = cfg!(feature = "train");
 
 /// What `train` and `SelfPlayWorker` raise in a build without the trainer.
 #[cfg_attr(feature = "train", allow(dead_code))]
-fn no_trainer() -> PyErr {
+pub(crate) fn no_trainer() -> PyErr {
     PyNotImplementedError::new_err(
         "this build of awale has no trainer (burn): build the extension with the `train` \
          feature, e.g. `maturin build --release --features python,cli,train` in the source tree, and \

@@ -71,12 +71,23 @@ impl NetCore {
         NetCore::new(&net, config)
     }
 
-    /// Loads the network of a checkpoint file.
+    /// Loads the network of a file: a checkpoint or generation of `awale train`, or a
+    /// safetensors network ([`super::export`]).
     pub fn load(path: &Path) -> TrainResult<NetCore> {
-        let ckpt = Checkpoint::read(path)?;
+        let bytes = std::fs::read(path).map_err(|e| super::TrainError::io(path, e))?;
+        if super::export::is_safetensors(&bytes) {
+            return super::export::from_safetensors(&bytes);
+        }
+        let ckpt = Checkpoint::from_bytes(&bytes)?;
         let device = super::inference_device();
         let net = load_model(&ckpt.config, &ckpt.model, &device)?;
         NetCore::new(&net, &ckpt.config)
+    }
+
+    /// Whether the network plays positions of `rules`: the same game (base rules and player
+    /// count); options that do not change the board, such as `max_plies`, may differ.
+    pub fn plays(&self, rules: &Rules) -> bool {
+        self.rules.base_name() == rules.base_name() && self.rules.players == rules.players
     }
 
     /// Evaluates a batch of positions (logits and per-player values, absolute seats).
@@ -305,7 +316,7 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
         .get("path")
         .ok_or_else(|| bad("nn needs path=FILE (a checkpoint of awale train)".into()))?;
     let core = cached_core(Path::new(path)).map_err(|e| bad(e.to_string()))?;
-    if core.rules.base_name() != rules.base_name() || core.rules.players != rules.players {
+    if !core.plays(rules) {
         return Err(bad(format!(
             "the network was trained for {} and cannot play {rules}",
             core.rules

@@ -27,6 +27,7 @@
 pub mod calibration;
 pub mod distributed;
 pub mod evaluation;
+pub mod export;
 pub mod inference;
 pub mod ladder;
 pub mod logging;

@@ -3,9 +3,8 @@
 Every build: ``train_config``, ``worker_shards`` and ``checkpoint_info`` work and refuse bad
 input with the reason; without the trainer, ``train`` and ``SelfPlayWorker`` say how to get it.
 
-A build with the trainer (``HAS_TRAINER``; CI installs the wheel built with ``--features
-train`` in the RLlib venv and sets ``AWALE_TRAINER=1`` there, so a missing trainer or Ray fails
-instead of skipping): a two-worker Ray run on a local instance (``ray.init(num_cpus=2)``) makes
+A build with the trainer (``HAS_TRAINER``: the wheel has it; CI sets ``AWALE_TRAINER=1``, so a
+missing trainer or Ray fails instead of skipping): a two-worker Ray run on a local instance (``ray.init(num_cpus=2)``) makes
 exactly the checkpoint of a local two-thread run, the ``nn`` agent plays from it, ``awale
 train`` resumes it, and bad workers are refused with the reason.
 """

@@ -1,0 +1,139 @@
+"""A trained network in PyTorch: the same network as a ``torch.nn.Module``.
+
+:func:`network` reads a safetensors network (written by :meth:`awale.Network.export_safetensors`
+or ``awale network export``) and builds :class:`AwaleNet`, whose outputs equal the Rust
+inference's (:meth:`awale.Network.predict`) on the same inputs to float rounding; a checkpoint
+or generation of ``awale train`` is exported on the way. Fine-tune, distil or inspect it; write
+it back with :func:`save`, and the file plays again as ``nn:path=FILE`` and loads with
+:class:`awale.Network`.
+
+The input is the network's own (``awale.Network.encode``, or an env built with
+``obs=<its encoding>, obs_scale="network"``): the encoding seen by the player to move, scaled
+(docs/observations.md). Needs PyTorch and the ``safetensors`` package (``pip install
+awale[torch]``)::
+
+    import awale, awale.torch
+    net = awale.Network("runs/abapa/checkpoint.ckpt")
+    model = awale.torch.network("runs/abapa/checkpoint.ckpt")
+    x = net.encode([awale.State("abapa")])
+    logits, values = model(torch.from_numpy(x))
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Union
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from awale._core import Network
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: The ``format`` of the header a network file carries (its ``awale`` metadata entry).
+FORMAT = "awale-network"
+#: The header version this module reads.
+FORMAT_VERSION = 1
+
+
+class AwaleNet(torch.nn.Module):
+    """The trainer's policy/value network: a ReLU MLP trunk and three linear heads.
+
+    ``forward(x)`` takes ``(batch, input)`` float32 inputs and returns ``(logits, values)``:
+    ``(batch, actions)`` policy logits over the mover's houses and ``(batch, values)`` in
+    (-1, 1) by tanh (the mover's value in 2-player games, else one per player, mover first),
+    as :meth:`awale.Network.predict`. The auxiliary score head (the mover's final store minus
+    the others' mean, by tanh) is :meth:`score`. ``header`` keeps the file's header (rules,
+    encoding, shape, input scales) and ``config`` the training config, so :func:`save` writes a
+    file that the Rust side loads.
+    """
+
+    def __init__(self, header: dict[str, Any], config: str) -> None:
+        super().__init__()
+        self.header = dict(header)
+        self.config = config
+        widths = [int(header["input"]), *[int(h) for h in header["hidden"]]]
+        self.trunk = torch.nn.ModuleList(
+            torch.nn.Linear(a, b) for a, b in zip(widths[:-1], widths[1:])
+        )
+        last = widths[-1]
+        self.policy = torch.nn.Linear(last, int(header["actions"]))
+        self.value = torch.nn.Linear(last, int(header["values"]))
+        self.score = torch.nn.Linear(last, 1)
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        """The trunk's output."""
+        for layer in self.trunk:
+            x = torch.relu(layer(x))
+        return x
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.features(x)
+        return self.policy(h), torch.tanh(self.value(h))
+
+    def score_head(self, x: torch.Tensor) -> torch.Tensor:
+        """The auxiliary score output ``(batch, 1)`` in (-1, 1)."""
+        return torch.tanh(self.score(self.features(x)))
+
+
+def read_header(path: PathLike) -> tuple[dict[str, Any], str]:
+    """The header (a dict) and the training config (TOML) of a safetensors network file.
+
+    Raises ``ValueError`` for a safetensors file that is not an awale network or is of a later
+    version."""
+    with safe_open(os.fspath(path), framework="pt") as f:
+        meta = f.metadata() or {}
+    if "awale" not in meta or "config" not in meta:
+        raise ValueError(f"{os.fspath(path)}: not an awale network (no 'awale' header)")
+    header = json.loads(meta["awale"])
+    if header.get("format") != FORMAT:
+        raise ValueError(f"{os.fspath(path)}: format {header.get('format')!r}, not {FORMAT!r}")
+    if int(header.get("version", 0)) > FORMAT_VERSION:
+        raise ValueError(
+            f"{os.fspath(path)}: version {header['version']} is newer than this module reads "
+            f"({FORMAT_VERSION})"
+        )
+    return header, meta["config"]
+
+
+def _is_safetensors(path: PathLike) -> bool:
+    with open(path, "rb") as f:
+        head = f.read(9)
+    return len(head) == 9 and head[8:9] == b"{" and head[:8] != b"AWALECKP"
+
+
+def network(path: PathLike) -> AwaleNet:
+    """The network of ``path`` as an :class:`AwaleNet` (float32, CPU, eval mode).
+
+    ``path``: a safetensors network, or a checkpoint or generation of ``awale train`` (exported
+    to a temporary file first)."""
+    if not _is_safetensors(path):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "network.safetensors")
+            Network(path).export_safetensors(out)
+            return network(out)
+    header, config = read_header(path)
+    model = AwaleNet(header, config)
+    from safetensors.torch import load_file
+
+    state = load_file(os.fspath(path))
+    model.load_state_dict(state, strict=True)
+    return model.eval()
+
+
+def save(model: AwaleNet, path: PathLike) -> None:
+    """Writes ``model``'s weights back as a safetensors network (its header and config kept):
+    the file plays as ``nn:path=FILE`` and loads with :class:`awale.Network`."""
+    state = {k: v.detach().to(torch.float32).contiguous().cpu() for k, v in model.state_dict().items()}
+    save_file(
+        state,
+        os.fspath(path),
+        metadata={"awale": json.dumps(model.header), "config": model.config},
+    )
+
+
+__all__ = ["AwaleNet", "FORMAT", "FORMAT_VERSION", "network", "read_header", "save"]
