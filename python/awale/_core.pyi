@@ -361,9 +361,10 @@ class State:
         encoding: str = "compact",
         perspective: Optional[int] = None,
         dtype: str = "float32",
+        scale: Literal["raw", "network"] = "raw",
     ) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]:
         """The observation as the batch encodes it, seen by the player to move or by
-        ``perspective``."""
+        ``perspective``; ``scale="network"`` times :func:`input_scale` (float32 only)."""
     def render(self) -> str:
         """The ASCII board."""
     def to_text(self) -> str:
@@ -434,6 +435,7 @@ class Game:
         encoding: str = "compact",
         perspective: Optional[int] = None,
         dtype: str = "float32",
+        scale: Literal["raw", "network"] = "raw",
     ) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]: ...
     def render(self) -> str: ...
     def position(self) -> str:

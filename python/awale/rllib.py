@@ -63,6 +63,7 @@ class AwaleMultiAgentEnv(MultiAgentEnv):
         self.env_spec = EnvSpec(**{**self.DEFAULTS, **config, "opponent": "self"}).validate()
         self.rules = self.env_spec.rules
         self.encoding = self.env_spec.obs
+        self.obs_scale = self.env_spec.obs_scale
         self.illegal = self.env_spec.illegal
         players, houses = self.rules.players, self.rules.houses
         dim = self.rules.obs_dim(self.encoding)
@@ -81,7 +82,9 @@ class AwaleMultiAgentEnv(MultiAgentEnv):
 
     def _obs(self, seat: int) -> dict:
         return {
-            "observations": self.game.observation(self.encoding, perspective=seat).astype(np.float32),
+            "observations": self.game.observation(
+                self.encoding, perspective=seat, scale=self.obs_scale
+            ).astype(np.float32),
             "action_mask": self.game.action_mask().astype(np.float32)
             if self.game.to_move == seat and not self.game.is_over
             else np.zeros(self.rules.houses, np.float32),

@@ -420,6 +420,19 @@ impl Default for EnvConfig {
 }
 
 impl EnvConfig {
+    /// Checks the batch ([`BatchConfig::validate`]) and the settings across it: scaled
+    /// observations (`obs_scale = network`) need `float32`.
+    pub fn validate(&self) -> Result<()> {
+        self.batch.validate()?;
+        if self.batch.obs_scale == ObsScale::Network && self.obs_dtype != ObsDtype::Float32 {
+            return Err(AwaleError::BadBatchInput(
+                "obs_scale 'network' writes fractions: it needs obs_dtype 'float32', not 'uint8'"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Sets option `key` from its text form (as [`OptionDef::print`] writes it).
     pub fn set(&mut self, key: &str, text: &str, opponents: &ReadOpponent<'_>) -> Result<()> {
         let opt = find_option(key).ok_or_else(|| unknown_option(key))?;
@@ -667,22 +680,6 @@ pub static OPTIONS: &[OptionDef] = &[
         print: |c| c.batch.obs.to_string(),
     },
     OptionDef {
-        key: "obs_scale",
-        kind: OptionKind::Str,
-        default: "raw",
-        env_default: None,
-        choices: &["raw", "network"],
-        flavours: GYM,
-        help: "'raw' (seed counts and 0/1 slots as the encoding writes them) or 'network' (times \
-               the trainer's input scales: what a trained network of this encoding takes, as \
-               awale.Network.encode writes it; float32 only)",
-        parse: |c, s, _| {
-            c.batch.obs_scale = s.parse()?;
-            Ok(())
-        },
-        print: |c| c.batch.obs_scale.to_string(),
-    },
-    OptionDef {
         key: "obs_dtype",
         kind: OptionKind::Dtype,
         default: "float32",
@@ -855,6 +852,22 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         },
         print: |c| c.batch.seed.to_string(),
+    },
+    OptionDef {
+        key: "obs_scale",
+        kind: OptionKind::Str,
+        default: "raw",
+        env_default: None,
+        choices: &["raw", "network"],
+        flavours: ALL,
+        help: "'raw' (seed counts and 0/1 slots as the encoding writes them) or 'network' (times \
+               the trainer's input scales: what a trained network of this encoding takes, as \
+               awale.Network.encode writes it; float32 only)",
+        parse: |c, s, _| {
+            c.batch.obs_scale = s.parse()?;
+            Ok(())
+        },
+        print: |c| c.batch.obs_scale.to_string(),
     },
 ];
 

@@ -715,7 +715,7 @@ pub(crate) fn check_env_options<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let given = dict_pairs(Some(values))?;
     let (cfg, _callable) = read_options(flavour, "EnvSpec", &given)?;
-    cfg.batch.validate().map_err(value_error)?;
+    cfg.validate().map_err(value_error)?;
     let out = PyDict::new(py);
     for (key, v) in &given {
         let opt = find_option(key).expect("read_options checked the keys");
@@ -763,6 +763,7 @@ impl PyBatch {
             }
         }
         let (cfg, callable) = read_options("batch", "Batch", &given)?;
+        cfg.validate().map_err(value_error)?;
         PyBatch::build(py, cfg.batch, game_dtype(cfg.obs_dtype), callable)
     }
 

@@ -5,7 +5,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use super::{house_arg, rules_or_default, seed_arg, type_name, value_error, PyRules};
-use crate::batch::{encode_state, ObsEncoding, ObsValue};
+use crate::batch::{encode_state, input_scale, ObsEncoding, ObsScale, ObsValue};
 use crate::game::Game;
 use crate::notation::{self, GameRecord};
 use crate::rules::Rules;
@@ -64,8 +64,10 @@ fn observation<'py>(
     encoding: &str,
     perspective: Option<usize>,
     dtype: &str,
+    scale: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let enc: ObsEncoding = encoding.parse().map_err(value_error)?;
+    let scale: ObsScale = scale.parse().map_err(value_error)?;
     let players = rules.players as usize;
     if let Some(p) = perspective {
         if p >= players {
@@ -80,17 +82,24 @@ fn observation<'py>(
         rules: &Rules,
         state: &State,
         perspective: Option<usize>,
+        scale: ObsScale,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut v = vec![O::ZERO; enc.dim(rules)];
         match perspective {
             None => encode_state(enc, rules, state, &mut v).map_err(value_error)?,
             Some(p) => encode_for(enc, rules, state, p, &mut v),
         }
+        if scale == ObsScale::Network {
+            O::scale_row(&mut v, &input_scale(rules, enc));
+        }
         Ok(PyArray1::from_vec(py, v).into_any())
     }
-    match dtype_name(dtype)? {
-        ObsDtype::F32 => fill::<f32>(py, enc, rules, state, perspective),
-        ObsDtype::U8 => fill::<u8>(py, enc, rules, state, perspective),
+    match (dtype_name(dtype)?, scale) {
+        (ObsDtype::U8, ObsScale::Network) => Err(PyValueError::new_err(
+            "scale 'network' writes fractions: it needs dtype 'float32', not 'uint8'",
+        )),
+        (ObsDtype::F32, _) => fill::<f32>(py, enc, rules, state, perspective, scale),
+        (ObsDtype::U8, _) => fill::<u8>(py, enc, rules, state, perspective, scale),
     }
 }
 
@@ -298,16 +307,26 @@ impl PyState {
     }
 
     /// The observation as the batch encodes it: seen by the player to move, or by
-    /// `perspective` (that player's row and store first).
-    #[pyo3(signature = (encoding = "compact", perspective = None, dtype = "float32"))]
+    /// `perspective` (that player's row and store first); `scale="network"` multiplies it by
+    /// the input scales of a trained network (float32 only; docs/observations.md).
+    #[pyo3(signature = (encoding = "compact", perspective = None, dtype = "float32", scale = "raw"))]
     fn observation<'py>(
         &self,
         py: Python<'py>,
         encoding: &str,
         perspective: Option<usize>,
         dtype: &str,
+        scale: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        observation(py, &self.rules, &self.state, encoding, perspective, dtype)
+        observation(
+            py,
+            &self.rules,
+            &self.state,
+            encoding,
+            perspective,
+            dtype,
+            scale,
+        )
     }
 
     /// The ASCII board.
@@ -534,13 +553,14 @@ impl PyGame {
     }
 
     /// The observation as the batch encodes it (see `State.observation`).
-    #[pyo3(signature = (encoding = "compact", perspective = None, dtype = "float32"))]
+    #[pyo3(signature = (encoding = "compact", perspective = None, dtype = "float32", scale = "raw"))]
     fn observation<'py>(
         &self,
         py: Python<'py>,
         encoding: &str,
         perspective: Option<usize>,
         dtype: &str,
+        scale: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
         observation(
             py,
@@ -549,6 +569,7 @@ impl PyGame {
             encoding,
             perspective,
             dtype,
+            scale,
         )
     }
 

@@ -102,9 +102,14 @@ def test_exit_statuses_match_the_binary(tmp_path: Path) -> None:
     done = run(awale_command() + ["show", "abapa 1,2,3 nonsense"], tmp_path)
     assert done.returncode == 2
     assert done.stderr.startswith("error: ")
-    # `train` needs the Rust `train` feature: the wheel's command does not know it.
-    done = run(awale_command() + ["train"], tmp_path)
-    assert done.returncode == 2
+    # The wheel has every subcommand: `train`, `serve` and `network` among them; a bad config
+    # of `train` is a failing subcommand like any other.
+    done = run(awale_command() + ["--help"], tmp_path)
+    for sub in ("train", "serve", "network", "ladder"):
+        assert f"\n  {sub} " in done.stdout, sub
+    done = run(awale_command() + ["train", "--config", "no-such-config.toml"], tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("error: ")
+    assert "no-such-config.toml" in done.stderr
 
 
 def test_main_in_process(capfd: pytest.CaptureFixture[str]) -> None:

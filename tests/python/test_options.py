@@ -38,6 +38,7 @@ NON_DEFAULT = {
     "threads": 2,
     "reset_mode": "same_step",
     "seed": 2**64 - 1,
+    "obs_scale": "network",
 }
 
 #: What each environment class takes besides the table's options.
@@ -107,6 +108,8 @@ def test_every_environment_takes_its_flavours_options(flavour):
             assert params[o.key].default == o.default_for(flavour), o.key
             assert o.key in (cls.__doc__ or ""), o.key
     values = {k: v for k, v in NON_DEFAULT.items() if k in table - own}
+    if values.get("obs_scale") == "network" and "obs_dtype" in values:
+        values["obs_dtype"] = "float32"  # scaled observations are fractions
     env = cls(rules=NON_DEFAULT["rules"], **values)
     assert env.env_spec.rules == awale.Rules(NON_DEFAULT["rules"])
     for key, value in values.items():
@@ -126,12 +129,13 @@ def test_an_unknown_keyword_is_a_type_error_naming_it(flavour):
 
 
 def test_rllib_keys_come_from_the_table():
-    assert {o.key for o in flavour_options("rllib")} == {"rules", "obs", "illegal"}
+    assert {o.key for o in flavour_options("rllib")} == {"rules", "obs", "obs_scale", "illegal"}
 
 
 def test_batch_pickles_every_option():
     values = {o.key: NON_DEFAULT[o.key] for o in flavour_options("batch")}
     values["opponent"] = "league:random|capture"
+    values["obs_dtype"] = "float32"  # scaled observations are fractions
     b = Batch(**values)
     b.step(np.zeros(5, dtype=np.int64) + np.argmax(b.mask, axis=1))
     state = b.__getstate__()
@@ -141,8 +145,8 @@ def test_batch_pickles_every_option():
     c = pickle.loads(pickle.dumps(b))
     assert c.__getstate__() == state
     np.testing.assert_array_equal(c.obs, b.obs)
-    assert (c.obs_encoding, c.obs_dtype, c.reset_mode, c.illegal, c.threads) == (
-        "onehot:8", "uint8", "same_step", "loss", 2)
+    assert (c.obs_encoding, c.obs_dtype, c.reset_mode, c.illegal, c.threads, c.obs_scale) == (
+        "onehot:8", "float32", "same_step", "loss", 2, "network")
     assert c.opening == (1, 4) and c.learner_seat == 2 and c.seed == 2**64 - 1
 
 

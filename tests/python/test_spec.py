@@ -86,19 +86,37 @@ def test_the_envs_emit_what_the_doc_says(b, scale):
 
 
 @pytest.mark.parametrize("b", OBS, ids=_id)
-def test_pettingzoo_observes_what_the_doc_says(b):
+@pytest.mark.parametrize("scale", ["raw", "network"])
+def test_pettingzoo_observes_what_the_doc_says(b, scale):
     pytest.importorskip("pettingzoo")
     from awale.pettingzoo import env as aec_env
 
-    env = aec_env(rules=b["rules"], obs=b["encoding"])
+    env = aec_env(rules=b["rules"], obs=b["encoding"], obs_scale=scale)
     env.reset(seed=0)
     for m in _ints(b["moves"]):
         env.step(m)
     seat = int(b["to_move"])
     assert env.agent_selection == env.possible_agents[seat]
     o = env.observe(env.agent_selection)
-    np.testing.assert_array_equal(o["observation"], _nums(b["raw"]))
+    np.testing.assert_array_equal(o["observation"], _nums(b[scale]))
     np.testing.assert_array_equal(o["action_mask"], _ints(b["mask"]))
+
+
+def test_scaled_observations_need_float32():
+    for make in (
+        lambda: awale.AwaleEnv("abapa", obs_scale="network", obs_dtype="uint8"),
+        lambda: awale.AwaleVectorEnv(2, "abapa", obs_scale="network", obs_dtype="uint8"),
+        lambda: awale.Batch("abapa", 2, obs_scale="network", obs_dtype="uint8"),
+        lambda: awale.State("abapa").observation(dtype="uint8", scale="network"),
+    ):
+        with pytest.raises(ValueError, match="float32"):
+            make()
+    pytest.importorskip("pettingzoo")
+    from awale.pettingzoo import env as aec_env
+
+    with pytest.raises(ValueError, match="float32"):
+        aec_env(rules="abapa", obs_scale="network", obs_dtype="uint8")
+    assert awale.Batch("abapa", 2, obs_scale="network").obs_scale == "network"
 
 
 @pytest.mark.parametrize("b", ENDS, ids=lambda b: b["position"])

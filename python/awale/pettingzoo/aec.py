@@ -57,6 +57,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.render_mode = self.env_spec.render_mode
         self._obs_encoding = self.env_spec.obs
         self._obs_dtype = self.env_spec.obs_dtype
+        self._obs_scale = self.env_spec.obs_scale
         houses = self.rules.houses
         self.possible_agents = [f"player_{i}" for i in range(self.rules.players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -91,7 +92,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         game = self.game
-        board = game.observation(self._obs_encoding, perspective=seat, dtype=self._obs_dtype)
+        board = game.observation(
+            self._obs_encoding, perspective=seat, dtype=self._obs_dtype, scale=self._obs_scale
+        )
         if not game.is_over and game.to_move == seat:
             mask = game.action_mask()
         else:
