@@ -930,6 +930,7 @@ mod option_tests {
             ("threads", "3"),
             ("reset_mode", "same_step"),
             ("seed", "18446744073709551615"),
+            ("obs_scale", "network"),
         ];
         assert_eq!(values.len(), OPTIONS.len());
         let mut c = EnvConfig::default();
@@ -938,6 +939,11 @@ mod option_tests {
             c.set(k, v, &reg).unwrap();
         }
         c.batch.validate().unwrap();
+        // Scaled observations are fractions: uint8 is refused across the options.
+        assert!(c.validate().unwrap_err().to_string().contains("float32"));
+        c.set("obs_dtype", "float32", &reg).unwrap();
+        c.validate().unwrap();
+        c.set("obs_dtype", "uint8", &reg).unwrap();
         let mut again = EnvConfig::default();
         for o in OPTIONS {
             again.set(o.key, &c.get(o.key).unwrap(), &reg).unwrap();
@@ -962,6 +968,7 @@ mod option_tests {
             ("opening", "x..2", "opening"),
             ("obs_dtype", "int16", "dtype"),
             ("seed", "-1", "seed"),
+            ("obs_scale", "unit", "obs_scale must be 'raw' or 'network'"),
             ("nope", "1", "unknown option 'nope'"),
         ] {
             let e = c.set(k, v, &reg).unwrap_err().to_string();
