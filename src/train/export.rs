@@ -40,6 +40,8 @@ use super::checkpoint::write_atomic;
 use super::inference::NetCore;
 use super::model::{NetShape, PolicyValueNet};
 use super::{TrainConfig, TrainError, TrainResult};
+use crate::batch::{input_scale, ObsEncoding};
+use crate::rules::Rules;
 
 /// The `format` of [`NetworkHeader`].
 pub const FORMAT: &str = "awale-network";
@@ -78,18 +80,31 @@ pub struct NetworkHeader {
 
 /// The header of `core`'s network.
 pub fn header(core: &NetCore) -> NetworkHeader {
-    let shape = NetShape::new(&core.rules, core.encoding, &core.config.network.hidden);
+    header_for(&core.rules, core.encoding, &core.config.network.hidden)
+}
+
+/// The header of a network of `rules` under `encoding` with hidden widths `hidden`.
+fn header_for(rules: &Rules, encoding: ObsEncoding, hidden: &[usize]) -> NetworkHeader {
+    let shape = NetShape::new(rules, encoding, hidden);
     NetworkHeader {
         format: FORMAT.into(),
         version: FORMAT_VERSION,
-        rules: core.rules.to_string(),
-        encoding: core.encoding.to_string(),
+        rules: rules.to_string(),
+        encoding: encoding.to_string(),
         input: shape.input,
         hidden: shape.hidden,
         actions: shape.actions,
         values: shape.values,
-        input_scale: core.scale.clone(),
+        input_scale: input_scale(rules, encoding),
     }
+}
+
+/// `rules encoding input→[hidden]→actions+values`, for messages.
+fn summary(h: &NetworkHeader) -> String {
+    format!(
+        "{} {} {}→{:?}→{}+{}",
+        h.rules, h.encoding, h.input, h.hidden, h.actions, h.values
+    )
 }
 
 /// The safetensors bytes of `core`'s network (PyTorch's layout, header and config in the
@@ -158,40 +173,24 @@ pub fn from_safetensors(bytes: &[u8]) -> TrainResult<NetCore> {
     config.validate()?;
     let rules = config.rules()?;
     let encoding = config.observation()?;
-    let shape = NetShape::new(&rules, encoding, &config.network.hidden);
-    let from_config = (
-        rules.to_string(),
-        encoding.to_string(),
-        shape.input,
-        &shape.hidden,
-        shape.actions,
-        shape.values,
-    );
-    let from_header = (
-        head.rules.clone(),
-        head.encoding.clone(),
-        head.input,
-        &head.hidden,
-        head.actions,
-        head.values,
-    );
-    if from_config != from_header {
+    let want = header_for(&rules, encoding, &config.network.hidden);
+    let have = NetworkHeader {
+        version: FORMAT_VERSION,
+        ..head
+    };
+    if have != want {
+        let scales = if have.input_scale != want.input_scale {
+            " (input_scale)"
+        } else {
+            ""
+        };
         return Err(bad(format!(
-            "its header ({} {} {}→{:?}→{}+{}) and its config ({} {} {}→{:?}→{}+{}) disagree",
-            from_header.0,
-            from_header.1,
-            from_header.2,
-            from_header.3,
-            from_header.4,
-            from_header.5,
-            from_config.0,
-            from_config.1,
-            from_config.2,
-            from_config.3,
-            from_config.4,
-            from_config.5
+            "its header ({}) and its config ({}) disagree{scales}",
+            summary(&have),
+            summary(&want)
         )));
     }
+    let shape = NetShape::new(&rules, encoding, &config.network.hidden);
     check_tensors(&meta, &shape).map_err(bad)?;
     let device = super::inference_device();
     let mut net = PolicyValueNet::from_config(&config, &device)?;
