@@ -26,7 +26,7 @@ pub struct PyNetwork {
 }
 
 #[cfg(feature = "train")]
-/// Reads `obs` as a C-contiguous `float32` array of 1 or 2 dimensions whose last dimension is
+/// Reads `obs` as a `float32` array (any memory layout) of 1 or 2 dimensions whose last dimension is
 /// `dim`: its values and the number of rows (None for a single 1-D row).
 fn features(obs: &Bound<'_, PyAny>, dim: usize) -> PyResult<(Vec<f32>, Option<usize>)> {
     let arr = obs.cast::<PyUntypedArray>().map_err(|_| {
