@@ -304,6 +304,78 @@ fn a_self_play_game_that_enters_the_tables_ends_with_their_value() {
     assert!(entered >= 1 && fewest <= 4, "{entered} {fewest}");
 }
 
+/// `selfplay.tablebase_random`: positions drawn from the tables, beside each game's own, with
+/// the tables' best moves as their policy and the exact result of perfect play as their value.
+#[test]
+fn positions_drawn_from_the_tables_have_exact_targets() {
+    use awale::az::endgame::SelfPlayTables;
+    let (rules, table) = small_board_tables(10);
+    let tables = SelfPlayTables::new(table.clone(), 10, TableSamples::None, &rules).unwrap();
+    let rng = &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+    let drawn = tables.random_samples(&rules, 400, rng);
+    assert_eq!(drawn.len(), 400);
+    let mut layers = std::collections::BTreeSet::new();
+    for (state, policy, finals) in &drawn {
+        let n = state.board_seeds(&rules);
+        layers.insert(n);
+        assert!((1..=10).contains(&n) && !state.is_over());
+        assert!(
+            state.scores()[..2].iter().all(|&x| x <= 12),
+            "no winner yet"
+        );
+        let probe = table.probe(state).unwrap();
+        assert_eq!(finals[0], state.scores()[0] + probe.value);
+        assert_eq!(finals[1], state.scores()[1] + (n as u8 - probe.value));
+        let best = probe.best_moves();
+        for (h, &p) in policy.iter().enumerate().take(4) {
+            let want = if best.contains(&h) {
+                1.0 / best.len() as f32
+            } else {
+                0.0
+            };
+            assert_eq!(p, want, "policy of house {h}");
+        }
+    }
+    assert!(layers.len() >= 8, "seed counts drawn: {layers:?}");
+
+    // In self-play: each game adds them, their value the exact result from their mover's side.
+    let play = |random: usize| {
+        let mut s = settings(3);
+        let t = SelfPlayTables::new(table.clone(), 10, TableSamples::Entry, &rules).unwrap();
+        s.endgame = Some(t.with_random(random));
+        let mut sp = SelfPlay::with_threads(rules, s, 4, 1);
+        let mut buf = ReplayBuffer::new(100_000);
+        let net = SeedCounter(rules);
+        let stats = sp.run(|| NetworkEvaluator::new(&net), 300, &mut buf);
+        (
+            stats,
+            (0..buf.len()).map(|i| *buf.get(i)).collect::<Vec<_>>(),
+        )
+    };
+    let (stats, samples) = play(5);
+    let (_, plain) = play(0);
+    let is_drawn =
+        |x: &&awale::az::data::Sample| x.state.ply() == 0 && x.state.board_seeds(&rules) <= 10;
+    let drawn: Vec<_> = samples.iter().filter(is_drawn).collect();
+    assert!(plain.iter().filter(is_drawn).count() == 0);
+    assert_eq!(drawn.len() as u64, 5 * stats.games, "{stats:?}");
+    assert_eq!(stats.positions, samples.len() as u64);
+    for x in drawn {
+        let probe = table.probe(&x.state).unwrap();
+        let n = x.state.board_seeds(&rules) as i32;
+        let mine = x.state.scores()[0] as i32 + probe.value as i32;
+        let theirs = x.state.scores()[1] as i32 + n - probe.value as i32;
+        assert_eq!(x.value[0], (mine - theirs).signum() as f32);
+        assert_eq!(x.value[1], -x.value[0]);
+        assert_eq!(x.score, (mine - theirs) as f32 / 24.0);
+    }
+    // Asked for without tables: a clear error.
+    let mut cfg = TrainConfig::tiny();
+    cfg.selfplay.tablebase_random = 4;
+    let e = cfg.validate().unwrap_err();
+    assert!(e.to_string().contains("selfplay.tablebase_random"), "{e}");
+}
+
 #[test]
 fn self_play_tables_must_fit_the_rules_and_the_seeds() {
     use awale::az::endgame::SelfPlayTables;

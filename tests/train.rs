@@ -237,6 +237,7 @@ fn a_run_with_tables_builds_them_ends_games_on_them_and_resumes_exactly() {
     cfg.selfplay.tablebase = dir.join("tb").display().to_string();
     cfg.selfplay.tablebase_seeds = 8;
     cfg.set("selfplay.tablebase_samples=playout").unwrap();
+    cfg.set("selfplay.tablebase_random=3").unwrap();
     let mut a = Trainer::new(cfg.clone()).unwrap();
     assert!(
         dir.join("tb").read_dir().unwrap().count() >= 9,

@@ -122,6 +122,12 @@ pub struct SelfPlayConfig {
     /// their best moves); or `playout` (the entry position and the positions of perfect play
     /// from it to the end of the game, each kept with probability `search.full_search_prob`).
     pub tablebase_samples: TableSamples,
+    /// With tables, positions drawn at random from them added as samples to each self-play
+    /// game (0 = none): a seed count from 1 to `tablebase_seeds`, a board of that many seeds
+    /// (each alike), the stores split at random with no winner yet; the policy target spread
+    /// over the tables' best moves, the value that of perfect play. They teach the endgames
+    /// that self-play, ended by the tables, no longer plays.
+    pub tablebase_random: usize,
 }
 
 /// The samples endgame tables add to a self-play game they end (`selfplay.tablebase_samples`).
@@ -300,6 +306,7 @@ impl Default for SelfPlayConfig {
             tablebase: String::new(),
             tablebase_seeds: 12,
             tablebase_samples: TableSamples::Entry,
+            tablebase_random: 0,
         }
     }
 }

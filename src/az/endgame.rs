@@ -52,6 +52,7 @@ pub struct SelfPlayTables {
     table: Arc<Tablebase>,
     max_seeds: usize,
     samples: TableSamples,
+    random: usize,
 }
 
 impl std::fmt::Debug for SelfPlayTables {
@@ -60,6 +61,7 @@ impl std::fmt::Debug for SelfPlayTables {
             .field("rules", &self.table.rules().to_string())
             .field("max_seeds", &self.max_seeds)
             .field("samples", &self.samples)
+            .field("random", &self.random)
             .finish()
     }
 }
@@ -70,6 +72,7 @@ impl PartialEq for SelfPlayTables {
         Arc::ptr_eq(&self.table, &other.table)
             && self.max_seeds == other.max_seeds
             && self.samples == other.samples
+            && self.random == other.random
     }
 }
 
@@ -98,7 +101,20 @@ impl SelfPlayTables {
             table,
             max_seeds,
             samples,
+            random: 0,
         })
+    }
+
+    /// The same tables adding `count` positions drawn at random to each game
+    /// ([`SelfPlayTables::random_samples`], `selfplay.tablebase_random`).
+    pub fn with_random(mut self, count: usize) -> SelfPlayTables {
+        self.random = count;
+        self
+    }
+
+    /// Positions drawn at random from the tables added to each game.
+    pub fn random(&self) -> usize {
+        self.random
     }
 
     /// The tables a config names (`selfplay.tablebase`), or `None` when it names none. The
@@ -117,7 +133,7 @@ impl SelfPlayTables {
             p.tablebase_samples,
             &rules,
         )
-        .map(Some)
+        .map(|t| Some(t.with_random(p.tablebase_random)))
     }
 
     /// Most seeds on the board of a position that ends a game.
@@ -193,6 +209,82 @@ impl SelfPlayTables {
     }
 }
 
+impl SelfPlayTables {
+    /// `count` positions drawn at random from the tables, each with its policy target (spread
+    /// evenly over the tables' best moves) and the final stores of perfect play from it: a seed
+    /// count `n` from 1 to [`SelfPlayTables::max_seeds`], a board of `n` seeds (each board of
+    /// the layer alike likely), player 0 to move, the other seeds split between the stores at
+    /// random with neither above half the seeds in play (no winner yet). Boards where the game
+    /// is already over are drawn again.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use awale::az::config::TableSamples;
+    /// use awale::az::endgame::SelfPlayTables;
+    /// use awale::tablebase::Tablebase;
+    /// use awale::Rules;
+    /// let rules = Rules::abapa();
+    /// let table = Arc::new(Tablebase::build(&rules, 6, 1, &|_| {}).unwrap());
+    /// let tables = SelfPlayTables::new(table, 6, TableSamples::Entry, &rules).unwrap();
+    /// let rng = &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
+    /// for (state, policy, finals) in tables.random_samples(&rules, 20, rng) {
+    ///     assert!(state.board_seeds(&rules) <= 6 && !state.is_over());
+    ///     assert!((policy.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    ///     assert_eq!(finals[0] as u32 + finals[1] as u32, 48);
+    /// }
+    /// ```
+    pub fn random_samples<R: Rng>(
+        &self,
+        rules: &Rules,
+        count: usize,
+        rng: &mut R,
+    ) -> Vec<(State, [f32; MAX_ACTIONS], [u8; MAX_PLAYERS])> {
+        let mut out = Vec::with_capacity(count);
+        let total = rules.total_seeds() as usize;
+        let half = total / 2;
+        let pits = rules.pits();
+        // Bounded, in case a rule set ends nearly every board at once.
+        for _ in 0..count * 8 {
+            if out.len() == count || self.max_seeds == 0 {
+                break;
+            }
+            let n = rng.random_range(1..=self.max_seeds);
+            let count_n = self.table.layer_count(n);
+            if count_n == 0 || n > total {
+                continue;
+            }
+            let Some(board) = self.table.layer_board(n, rng.random_range(0..count_n)) else {
+                continue;
+            };
+            let stored = total - n;
+            let lo = stored.saturating_sub(half);
+            let hi = stored.min(half);
+            if lo > hi {
+                continue;
+            }
+            let mine = rng.random_range(lo..=hi) as u8;
+            let scores = [mine, stored as u8 - mine];
+            let Ok(state) = State::from_parts(rules, &board[..pits], &scores, 0, 0) else {
+                continue;
+            };
+            let (Some(finals), Ok(probe)) = (self.final_scores(&state), self.table.probe(&state))
+            else {
+                continue;
+            };
+            let best = probe.best_moves();
+            if best.is_empty() {
+                continue;
+            }
+            let mut p = [0f32; MAX_ACTIONS];
+            for &h in &best {
+                p[h] = 1.0 / best.len() as f32;
+            }
+            out.push((state, p, finals));
+        }
+        out
+    }
+}
+
 /// What [`prepare`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prepared {
@@ -232,6 +324,13 @@ pub fn prepare(
 pub(crate) fn validate(cfg: &TrainConfig, rules: &Rules) -> TrainResult<()> {
     let p = &cfg.selfplay;
     if p.tablebase.is_empty() {
+        if p.tablebase_random > 0 {
+            return Err(TrainError::Config(format!(
+                "selfplay.tablebase_random = {}: positions drawn from tables need \
+                 selfplay.tablebase (a folder of tables)",
+                p.tablebase_random
+            )));
+        }
         return Ok(());
     }
     let bad = |m: String| Err(TrainError::Config(format!("selfplay.tablebase: {m}")));

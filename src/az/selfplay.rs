@@ -585,8 +585,26 @@ impl Shard {
                 score: ((scores[m] as f32 - others) / total).clamp(-1.0, 1.0),
             });
         }
+        let mut drawn = 0;
+        if let Some(tables) = self.settings.endgame.as_ref().filter(|t| t.random() > 0) {
+            for (state, policy, finals) in
+                tables.random_samples(rules, tables.random(), &mut slot.rng)
+            {
+                let z = crate::state::outcome_from_scores(&finals[..p]);
+                let mut value = [0f32; MAX_PLAYERS];
+                value[..p].copy_from_slice(&z[..p]);
+                let diff = finals[0] as f32 - finals[1] as f32;
+                buffer.push(Sample {
+                    state,
+                    policy,
+                    value,
+                    score: (diff / total).clamp(-1.0, 1.0),
+                });
+                drawn += 1;
+            }
+        }
         stats.games += 1;
-        stats.positions += slot.pending.len() as u64;
+        stats.positions += slot.pending.len() as u64 + drawn;
         stats.plies += slot.state.ply() as u64;
         if z[slot.first] > 0.0 {
             stats.first_player_wins += 1;

@@ -361,6 +361,18 @@ impl Tablebase {
         self.layers.len() - 1
     }
 
+    /// Boards of `seeds` seeds in the table (0 past [`Tablebase::max_seeds`]).
+    pub fn layer_count(&self, seeds: usize) -> u64 {
+        self.indexes.get(seeds).map_or(0, LayerIndex::count)
+    }
+
+    /// The board numbered `number` of the boards of `seeds` seeds (the mover's row first; see
+    /// [`Tablebase::layer_count`]), or `None` past the table.
+    pub fn layer_board(&self, seeds: usize, number: u64) -> Option<[u8; crate::rules::MAX_PITS]> {
+        let index = self.indexes.get(seeds)?;
+        (number < index.count()).then(|| index.unrank(number))
+    }
+
     /// Whether this table answers for games under `rules` (same rules of play).
     pub fn covers(&self, rules: &Rules) -> bool {
         table_rules(rules).is_ok_and(|t| t == self.rules)
