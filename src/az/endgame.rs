@@ -192,11 +192,7 @@ impl SelfPlayTables {
             };
             let best = probe.best_moves();
             if ply == 0 || keep >= 1.0 || rng.random_bool(keep) {
-                let mut p = [0f32; MAX_ACTIONS];
-                for &h in &best {
-                    p[h] = 1.0 / best.len() as f32;
-                }
-                out.push((state, p));
+                out.push((state, spread_over(&best)));
             }
             if self.samples == TableSamples::Entry || probe.cycle || best.is_empty() {
                 break;
@@ -207,9 +203,7 @@ impl SelfPlayTables {
         }
         out
     }
-}
 
-impl SelfPlayTables {
     /// `count` positions drawn at random from the tables, each with its policy target (spread
     /// evenly over the tables' best moves) and the final stores of perfect play from it: a seed
     /// count `n` from 1 to [`SelfPlayTables::max_seeds`], a board of `n` seeds (each board of
@@ -243,9 +237,12 @@ impl SelfPlayTables {
         let total = rules.total_seeds() as usize;
         let half = total / 2;
         let pits = rules.pits();
+        if self.max_seeds == 0 {
+            return out;
+        }
         // Bounded, in case a rule set ends nearly every board at once.
         for _ in 0..count * 8 {
-            if out.len() == count || self.max_seeds == 0 {
+            if out.len() == count {
                 break;
             }
             let n = rng.random_range(1..=self.max_seeds);
@@ -275,14 +272,19 @@ impl SelfPlayTables {
             if best.is_empty() {
                 continue;
             }
-            let mut p = [0f32; MAX_ACTIONS];
-            for &h in &best {
-                p[h] = 1.0 / best.len() as f32;
-            }
-            out.push((state, p, finals));
+            out.push((state, spread_over(&best), finals));
         }
         out
     }
+}
+
+/// A policy target spread evenly over `best` (the tables' best moves).
+fn spread_over(best: &[usize]) -> [f32; MAX_ACTIONS] {
+    let mut p = [0f32; MAX_ACTIONS];
+    for &h in best {
+        p[h] = 1.0 / best.len() as f32;
+    }
+    p
 }
 
 /// What [`prepare`] did.

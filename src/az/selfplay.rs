@@ -567,22 +567,12 @@ impl Shard {
         let total = rules.total_seeds().max(1) as f32;
         let mix = self.settings.search_value_mix;
         for s in &slot.pending {
-            let m = s.state.to_move();
-            let mut value = [0f32; MAX_PLAYERS];
-            for (k, v) in value.iter_mut().enumerate().take(p) {
-                let q = (m + k) % p;
-                *v = (1.0 - mix) * z[q] + mix * s.search_value[q];
-            }
-            let others: f32 = (0..p)
-                .filter(|&q| q != m)
-                .map(|q| scores[q] as f32)
-                .sum::<f32>()
-                / (p - 1).max(1) as f32;
+            let (value, score) = targets(&s.state, p, &z, &s.search_value, mix, &scores, total);
             buffer.push(Sample {
                 state: s.state,
                 policy: s.policy,
                 value,
-                score: ((scores[m] as f32 - others) / total).clamp(-1.0, 1.0),
+                score,
             });
         }
         let mut drawn = 0;
@@ -590,15 +580,14 @@ impl Shard {
             for (state, policy, finals) in
                 tables.random_samples(rules, tables.random(), &mut slot.rng)
             {
+                // Each has its own exact result, whatever `search_value_mix`.
                 let z = crate::state::outcome_from_scores(&finals[..p]);
-                let mut value = [0f32; MAX_PLAYERS];
-                value[..p].copy_from_slice(&z[..p]);
-                let diff = finals[0] as f32 - finals[1] as f32;
+                let (value, score) = targets(&state, p, &z, &z, 0.0, &finals, total);
                 buffer.push(Sample {
                     state,
                     policy,
                     value,
-                    score: (diff / total).clamp(-1.0, 1.0),
+                    score,
                 });
                 drawn += 1;
             }
@@ -616,6 +605,35 @@ impl Shard {
             stats.truncated += 1;
         }
     }
+}
+
+/// The value targets (every player, `state`'s mover first) and the score target of a position
+/// of a game that ended with the stores `scores` (outcome `z`, one per player), the value mixed
+/// by `mix` with the search's `search_value`; `total` is the seeds in play.
+fn targets(
+    state: &State,
+    p: usize,
+    z: &[f32; MAX_PLAYERS],
+    search_value: &[f32; MAX_PLAYERS],
+    mix: f32,
+    scores: &[u8; MAX_PLAYERS],
+    total: f32,
+) -> ([f32; MAX_PLAYERS], f32) {
+    let m = state.to_move();
+    let mut value = [0f32; MAX_PLAYERS];
+    for (k, v) in value.iter_mut().enumerate().take(p) {
+        let q = (m + k) % p;
+        *v = (1.0 - mix) * z[q] + mix * search_value[q];
+    }
+    let others: f32 = (0..p)
+        .filter(|&q| q != m)
+        .map(|q| scores[q] as f32)
+        .sum::<f32>()
+        / (p - 1).max(1) as f32;
+    (
+        value,
+        ((scores[m] as f32 - others) / total).clamp(-1.0, 1.0),
+    )
 }
 
 /// Plays one game to the end with `evaluator` choosing every move by a search of `sims`
