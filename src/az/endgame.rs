@@ -253,13 +253,9 @@ impl SelfPlayTables {
             let Some(board) = self.table.layer_board(n, rng.random_range(0..count_n)) else {
                 continue;
             };
+            // `n ≥ 1`, so `stored ≤ 2 · half` and the range is never empty.
             let stored = total - n;
-            let lo = stored.saturating_sub(half);
-            let hi = stored.min(half);
-            if lo > hi {
-                continue;
-            }
-            let mine = rng.random_range(lo..=hi) as u8;
+            let mine = rng.random_range(stored.saturating_sub(half)..=stored.min(half)) as u8;
             let scores = [mine, stored as u8 - mine];
             let Ok(state) = State::from_parts(rules, &board[..pits], &scores, 0, 0) else {
                 continue;
