@@ -19,6 +19,11 @@ reinforcement learning, on a vectorised Rust simulator.
   typed.
 - :mod:`awale.training`: the Rust self-play trainer (``awale train``) from Python, and
   :mod:`awale.ray_selfplay`, its self-play on Ray actors (both need a build with the trainer).
+- :func:`search`: the Rust trainer's guided search (Gumbel, PUCT or UCT) over a batch of
+  positions with any evaluator, a Python ``(obs, mask) -> (logits, values)`` included, one
+  call per batch of leaves; :class:`SelfPlay` keeps self-play games in flight with it and hands
+  back training arrays; :class:`SearchAgent` plays with it in tournaments, matches and
+  :func:`play` (``training/az_torch.py`` is AlphaZero in PyTorch on these).
 - :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``)
   and Python callables ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
 - :func:`match`: two agents on paired openings, a fixed number of games or fishtest's sequential
@@ -48,6 +53,9 @@ from awale._core import (
     ParseError,
     Rules,
     RulesError,
+    SearchAgent,
+    SearchResult,
+    SelfPlay,
     State,
     Tablebase,
     TournamentError,
@@ -55,6 +63,7 @@ from awale._core import (
     __version__,
     input_scale,
     parse_position,
+    search,
 )
 from awale._common import EnvSpec
 from awale.env import AwaleEnv
@@ -62,6 +71,7 @@ from awale.registration import ENV_IDS, register_envs
 from awale.experiments import LadderResult, MatchResult, ladder, match
 from awale.tournament import TournamentResult, tournament
 from awale.vector import AwaleVectorEnv
+from awale.play import play
 
 register_envs()
 
@@ -106,5 +116,10 @@ __all__ = [
     "sample_legal",
     "register_envs",
     "tournament",
+    "search",
+    "play",
+    "SearchResult",
+    "SearchAgent",
+    "SelfPlay",
     "__version__",
 ]

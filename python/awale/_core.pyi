@@ -49,6 +49,11 @@ __all__ = [
     "run_match",
     "run_ladder",
     "main",
+    "search",
+    "SearchResult",
+    "SelfPlay",
+    "SearchAgent",
+    "network_template",
 ]
 
 __version__: str
@@ -673,3 +678,138 @@ def input_scale(rules: _RulesArg, encoding: str = "compact") -> npt.NDArray[np.f
     input (what ``obs_scale="network"`` multiplies by): pits of the compact encoding over twice
     the seeds per house, one-hot/thermometer slots as they are, stores over a player's equal
     share of the seeds, the seat one-hot as it is."""
+
+#: An evaluator of ``awale.search``: ``(obs float32[N, D], mask bool[N, A]) -> (logits[N, A],
+#: values[N] or [N, players])``, an ``awale.Network``, ``"playout"`` or ``"uniform"``.
+_Evaluator = Union[
+    Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Tuple[Any, Any]],
+    "Network",
+    str,
+]
+#: The positions of ``awale.search``: a State, a sequence of States, a Batch or a vector env.
+_Positions = Union["State", Sequence["State"], "Batch", Any]
+
+@final
+class SearchResult:
+    """What ``search`` found, one row per position (NumPy arrays; ``A`` the houses)."""
+
+    @property
+    def visits(self) -> npt.NDArray[np.int32]:
+        """``(N, A)``: visits of each root action."""
+    @property
+    def policy(self) -> npt.NDArray[np.float32]:
+        """``(N, A)``: the policy target (Gumbel's improved policy; PUCT's and UCT's visit
+        distribution), 0 at illegal actions."""
+    @property
+    def action(self) -> npt.NDArray[np.int64]:
+        """``(N,)``: the action the search chose."""
+    @property
+    def value(self) -> npt.NDArray[np.float32]:
+        """``(N,)``: the root's mean value for the player to move."""
+    @property
+    def values(self) -> npt.NDArray[np.float32]:
+        """``(N, players)``: every player's mean root value, the mover first."""
+    @property
+    def legal(self) -> npt.NDArray[np.bool_]:
+        """``(N, A)``: the legal actions."""
+    @property
+    def evaluations(self) -> int:
+        """Positions evaluated."""
+    @property
+    def batches(self) -> int:
+        """Evaluator calls."""
+    def __len__(self) -> int: ...
+
+def search(
+    states: _Positions,
+    evaluate: _Evaluator,
+    sims: int = 64,
+    *,
+    seed: Optional[int] = None,
+    noise: bool = False,
+    temperature: float = 1.0,
+    batch_size: Optional[int] = None,
+    encoding: Optional[str] = None,
+    obs_scale: str = "network",
+    **options: Any,
+) -> SearchResult:
+    """Searches every position at once with the Rust trainer's guided search, one tree per
+    position, the leaves of all trees evaluated together (at most ``batch_size`` per call;
+    default all). ``evaluate``: a callable ``(obs, mask) -> (logits, values)`` (obs in
+    ``encoding``, default ``"compact"``, seen by the mover, times the network's input scales
+    unless ``obs_scale="raw"``; values the mover's, or every player's mover first, in [-1, 1]),
+    an ``awale.Network`` (run in Rust), ``"playout"`` (one random playout per leaf) or
+    ``"uniform"``. ``options``: keys of the trainer's ``[search]`` section (``kind="gumbel" |
+    "puct" | "uct"``, ``c_puct``, ``dirichlet_alpha``, ``dirichlet_fraction``,
+    ``gumbel_actions``, ``gumbel_c_visit``, ``gumbel_c_scale``, ``c_uct``). ``noise`` turns on
+    the root noise (Dirichlet, or Gumbel noise scaled by ``temperature``). Reproducible from
+    ``seed``, whatever ``batch_size``, with a deterministic evaluator."""
+
+@final
+class SelfPlay:
+    """Self-play games kept in flight with ``search``'s tree and an evaluator, handing back
+    training arrays. Options: the keys of the trainer's ``[search]`` section
+    (``simulations``, ``fast_simulations``, ``full_search_prob``, ...), of ``[selfplay]``
+    (``max_plies``, ``temperature``, ``temperature_plies``, ``temperature_final``,
+    ``random_opening_plies``) and ``search_value_mix``. Reproducible from ``seed`` for a given
+    ``threads`` (each thread's games make their own evaluator calls)."""
+
+    def __new__(
+        cls,
+        rules: _RulesArg,
+        evaluate: _Evaluator,
+        *,
+        games: int = 128,
+        threads: int = 1,
+        seed: Optional[int] = None,
+        encoding: Optional[str] = None,
+        obs_scale: str = "network",
+        **options: Any,
+    ) -> SelfPlay: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def encoding(self) -> str: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def games_started(self) -> int: ...
+    @property
+    def config(self) -> str:
+        """The settings as the trainer's config (TOML)."""
+    def play(self, positions: int) -> dict[str, Any]:
+        """Plays until at least ``positions`` new samples: ``obs`` float32 (M, D) (the
+        evaluator's input), ``mask`` bool (M, A), ``policy`` float32 (M, A) (the search's
+        target), ``value`` float32 (M, players) (the game's result for every player, mover
+        first, mixed with the search value by ``search_value_mix``), ``score`` float32 (M,)
+        (final stores, the mover's minus the others' mean, over the seeds) and ``stats``."""
+
+@final
+class SearchAgent:
+    """An agent for ``awale.tournament`` and ``awale.match``: the search's move with an
+    evaluator (as ``search``'s), ``sims`` simulations, no noise."""
+
+    def __new__(
+        cls,
+        evaluate: _Evaluator,
+        sims: int = 64,
+        *,
+        name: Optional[str] = None,
+        seed: Optional[int] = None,
+        encoding: Optional[str] = None,
+        obs_scale: str = "network",
+        **options: Any,
+    ) -> SearchAgent: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def sims(self) -> int: ...
+    @property
+    def config(self) -> str: ...
+    def analyse(self, state: State) -> SearchResult: ...
+    def select(self, state: State) -> int: ...
+
+def network_template(
+    rules: _RulesArg, encoding: str = "onehot:16", hidden: Sequence[int] = ...
+) -> Tuple[str, str]:
+    """The header (JSON) and training config (TOML) of a new network (trainer build)."""

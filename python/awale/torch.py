@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from typing import Any, Union
+from typing import Any, Optional, Sequence, Union
 
 import torch
 from safetensors import safe_open
@@ -125,15 +125,46 @@ def network(path: PathLike) -> AwaleNet:
     return model.eval()
 
 
-def save(model: AwaleNet, path: PathLike) -> None:
+def new_network(
+    rules: Any = "abapa", hidden: Sequence[int] = (128, 128), encoding: str = "onehot:16"
+) -> AwaleNet:
+    """A new, untrained :class:`AwaleNet` for ``rules`` (a spec or :class:`awale.Rules`) with
+    the trainer's shape: ``encoding`` input (``"compact"``, ``"onehot:L"``,
+    ``"thermometer:L"``), a ReLU trunk of ``hidden`` widths, PyTorch's default initialisation.
+    Its header and config are those the Rust side expects, so :func:`save` writes a file that
+    plays as ``nn:path=FILE``, loads with :class:`awale.Network` and that ``awale ladder``
+    rates. Raises ``awale.ConfigError`` for bad rules, encoding or widths."""
+    from awale._core import network_template
+
+    header_text, config = network_template(rules, encoding, [int(h) for h in hidden])
+    return AwaleNet(json.loads(header_text), config)
+
+
+def save(model: AwaleNet, path: PathLike, counters: Optional[dict[str, Any]] = None) -> None:
     """Writes ``model``'s weights back as a safetensors network (its header and config kept):
-    the file plays as ``nn:path=FILE`` and loads with :class:`awale.Network`."""
+    the file plays as ``nn:path=FILE`` and loads with :class:`awale.Network`. ``counters``
+    (``iteration``, ``games``, ``positions``, ``train_steps``, ``elapsed`` seconds) mark it as a
+    generation of a run: ``awale ladder`` rates the ``gen-NNNNNN.safetensors`` files of a run's
+    ``generations/`` folder by them."""
     state = {k: v.detach().to(torch.float32).contiguous().cpu() for k, v in model.state_dict().items()}
-    save_file(
-        state,
-        os.fspath(path),
-        metadata={"awale": json.dumps(model.header), "config": model.config},
-    )
+    metadata = {"awale": json.dumps(model.header), "config": model.config}
+    if counters is not None:
+        keys = ("iteration", "games", "positions", "train_steps")
+        missing = [k for k in keys if k not in counters]
+        if missing:
+            raise ValueError(f"counters lack {missing} (they need {list(keys)} and 'elapsed')")
+        c = {k: int(counters[k]) for k in keys}
+        c["elapsed"] = float(counters.get("elapsed", 0.0))
+        metadata["counters"] = json.dumps(c)
+    save_file(state, os.fspath(path), metadata=metadata)
 
 
-__all__ = ["AwaleNet", "FORMAT", "FORMAT_VERSION", "network", "read_header", "save"]
+__all__ = [
+    "AwaleNet",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "network",
+    "new_network",
+    "read_header",
+    "save",
+]

@@ -50,6 +50,7 @@ use thiserror::Error;
 
 use crate::error::AwaleError;
 
+pub mod batch_search;
 pub mod checkpoint;
 pub mod config;
 pub mod data;

@@ -105,6 +105,13 @@ impl Default for Evaluation {
 pub trait LeafEvaluator {
     /// Writes one evaluation per state into `out` (cleared first).
     fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>);
+
+    /// True once the evaluator has failed or been interrupted (a Python callable that raised,
+    /// Ctrl-C): the loops that drive searches stop at their next round. The evaluations it
+    /// wrote since are not to be used.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// The uniform evaluator: equal logits, every value 0 (plain MCTS with exact terminal values).
@@ -190,7 +197,8 @@ pub struct Search {
     noise: bool,
     gumbel: [f32; MAX_ACTIONS],
     gumbel_scale: f32,
-    considered: Vec<u32>,
+    /// Gumbel: the actions considered at the root (`m`).
+    considered: usize,
     pending: Option<u32>,
     root_evaluated: bool,
 }
@@ -207,7 +215,7 @@ impl Search {
             noise: false,
             gumbel: [0.0; MAX_ACTIONS],
             gumbel_scale: 0.0,
-            considered: Vec::new(),
+            considered: 0,
             pending: None,
             root_evaluated: false,
         }
@@ -333,7 +341,7 @@ impl Search {
             }
             if self.settings.kind == SearchKind::Gumbel {
                 let m = (self.settings.gumbel_actions as usize).min(legal.count_ones() as usize);
-                self.considered = considered_visit_sequence(m, self.budget as usize);
+                self.considered = m;
             }
         } else {
             self.backup(idx, &values);
@@ -405,11 +413,11 @@ impl Search {
             }
             SearchKind::Gumbel if node == 0 => {
                 let sigma = self.sigma_completed(node);
-                let target = self
-                    .considered
-                    .get(self.sims as usize)
-                    .copied()
-                    .unwrap_or(u32::MAX);
+                let target = if self.sims < self.budget {
+                    considered_visit(self.considered, self.budget as usize, self.sims as usize)
+                } else {
+                    u32::MAX
+                };
                 for a in (0..h).filter(|&a| legal >> a & 1 == 1 && n[a] == target) {
                     best.consider(a, self.gumbel[a] + nd.logits[a] + sigma[a]);
                 }
@@ -643,6 +651,40 @@ pub fn gumbel_improved_policy(
 /// assert_eq!(considered_visit_sequence(1, 3), [0, 1, 2]);
 /// ```
 pub fn considered_visit_sequence(m: usize, n: usize) -> Vec<u32> {
+    (0..n).map(|k| considered_visit(m, n, k)).collect()
+}
+
+/// Entry `k` of [`considered_visit_sequence`]`(m, n)`, without the list (a search of `n`
+/// simulations costs no memory in `n` for it): each phase of sequential halving visits every
+/// considered action the same number of times, so the entry follows from the phases' lengths.
+///
+/// ```
+/// use awale::az::search::{considered_visit, considered_visit_sequence};
+/// let seq = considered_visit_sequence(6, 100);
+/// assert!((0..100).all(|k| considered_visit(6, 100, k) == seq[k]));
+/// ```
+pub fn considered_visit(m: usize, n: usize, k: usize) -> u32 {
+    if m <= 1 {
+        return k as u32;
+    }
+    let log2max = (m as f64).log2().ceil() as usize;
+    let (mut considered, mut start, mut visits) = (m, 0usize, 0usize);
+    loop {
+        let extra = (n / (log2max * considered)).max(1);
+        let len = extra * considered;
+        if k < start + len {
+            return (visits + (k - start) / considered) as u32;
+        }
+        start += len;
+        visits += extra;
+        considered = (considered / 2).max(2);
+    }
+}
+
+/// The list [`considered_visit_sequence`] was built as (mctx's own loop), kept to test
+/// [`considered_visit`] against.
+#[cfg(test)]
+fn considered_visit_list(m: usize, n: usize) -> Vec<u32> {
     if m <= 1 {
         return (0..n as u32).collect();
     }
@@ -720,6 +762,19 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn each_considered_visit_is_the_list_s() {
+        for m in 1..=16 {
+            for n in [0, 1, 2, 3, 7, 8, 31, 32, 64, 100, 257] {
+                assert_eq!(
+                    considered_visit_sequence(m, n),
+                    considered_visit_list(m, n),
+                    "{m} {n}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn considered_visits_match_mctx() {

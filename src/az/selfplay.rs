@@ -424,7 +424,10 @@ impl Shard {
         let mut stats = SelfPlayStats::default();
         let mut buffer = Vec::new();
         let buffer = &mut buffer;
-        while (stats.positions as usize) < min_positions && !self.slots.is_empty() {
+        while (stats.positions as usize) < min_positions
+            && !self.slots.is_empty()
+            && !evaluator.stopped()
+        {
             self.leaves.clear();
             self.owners.clear();
             for i in 0..self.slots.len() {

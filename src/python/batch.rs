@@ -744,6 +744,20 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+impl PyBatch {
+    /// The rules of the boards.
+    pub(crate) fn board_rules(&self) -> crate::rules::Rules {
+        *self.batch.rules()
+    }
+
+    /// Every board's current position.
+    pub(crate) fn board_states(&self) -> Vec<crate::state::State> {
+        (0..self.batch.num_boards())
+            .map(|i| *self.batch.state(i).expect("a board of the batch"))
+            .collect()
+    }
+}
+
 #[pymethods]
 impl PyBatch {
     /// See `awale/_core.pyi` for the arguments: `rules` and `num_boards`, then every option

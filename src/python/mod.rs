@@ -21,8 +21,10 @@
 mod batch;
 mod callable_policy;
 mod cli;
+mod evaluator;
 mod game;
 mod network;
+mod search;
 mod tablebase;
 mod tournament;
 mod trainer;
@@ -448,6 +450,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     batch::register(m)?;
     m.add_class::<tablebase::PyTablebase>()?;
     m.add_class::<network::PyNetwork>()?;
+    m.add_class::<search::PySearchResult>()?;
+    m.add_class::<search::PySelfPlay>()?;
+    m.add_class::<search::PySearchAgent>()?;
+    m.add_function(wrap_pyfunction!(search::search, m)?)?;
+    m.add_function(wrap_pyfunction!(network::network_template, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_summary, m)?)?;
     m.add_function(wrap_pyfunction!(input_scale, m)?)?;

@@ -101,6 +101,14 @@ fn states_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<(crate::Rules, crate::Sta
 }
 
 #[cfg(feature = "train")]
+impl PyNetwork {
+    /// The network (shared).
+    pub(crate) fn core(&self) -> std::sync::Arc<crate::train::inference::NetCore> {
+        self.core.clone()
+    }
+}
+
+#[cfg(feature = "train")]
 #[pymethods]
 impl PyNetwork {
     /// Loads a network: a checkpoint of `awale train`, a generation
@@ -281,4 +289,43 @@ impl PyNetwork {
         let _ = path;
         Err(super::trainer::no_trainer())
     }
+}
+
+/// The header (JSON) and the training config (TOML) of a new network: `rules`, `encoding`,
+/// `hidden` widths, on the trainer's defaults otherwise (`awale.torch.new_network` writes them
+/// into the file, so the network it trains plays as `nn:path=FILE`).
+#[cfg(feature = "train")]
+#[pyfunction]
+#[pyo3(signature = (rules, encoding = "onehot:16", hidden = vec![128, 128]))]
+pub(crate) fn network_template(
+    rules: &Bound<'_, PyAny>,
+    encoding: &str,
+    hidden: Vec<usize>,
+) -> PyResult<(String, String)> {
+    let rules = super::rules_arg(rules)?;
+    let mut cfg = crate::az::TrainConfig {
+        rules: rules.to_string(),
+        ..Default::default()
+    };
+    cfg.network.observation = encoding.to_string();
+    cfg.network.hidden = hidden;
+    let (header, config) = crate::train::export::template(&cfg)
+        .map_err(|e| super::exceptions::ConfigError::new_err(e.to_string()))?;
+    let header =
+        serde_json::to_string(&header).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((header, config))
+}
+
+/// The header and config of a new network (this build has no trainer: raises
+/// NotImplementedError).
+#[cfg(not(feature = "train"))]
+#[pyfunction]
+#[pyo3(signature = (rules, encoding = "onehot:16", hidden = vec![128, 128]))]
+pub(crate) fn network_template(
+    rules: &Bound<'_, PyAny>,
+    encoding: &str,
+    hidden: Vec<usize>,
+) -> PyResult<(String, String)> {
+    let _ = (rules, encoding, hidden);
+    Err(super::trainer::no_trainer())
 }

@@ -28,8 +28,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString, PyTuple};
 use serde_json::{json, Value};
 
+use super::evaluator::{EvaluatorArg, Failure as EvalFailure};
+use super::search::PySearchAgent;
 use super::{rules_arg, seed_arg, type_name, value_error};
 use crate::agents::{parse_agent_list, Agent, AgentSpec, Registry, Turn};
+use crate::az::batch_search::BatchSearch;
+use crate::az::search::SearchSettings;
 use crate::batch::{encode_state, ObsEncoding};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
@@ -221,14 +225,22 @@ fn describe(py: Python<'_>, e: &PyErr) -> String {
 /// One agent argument, read.
 enum Entry {
     Spec(AgentSpec),
-    Callable { name: String, func: Py<PyAny> },
+    Callable {
+        name: String,
+        func: Py<PyAny>,
+    },
+    /// An `awale.SearchAgent`: the guided search with its evaluator.
+    Search {
+        name: String,
+        agent: Py<PySearchAgent>,
+    },
 }
 
 impl Entry {
     fn name(&self) -> String {
         match self {
             Entry::Spec(s) => s.display_name(),
-            Entry::Callable { name, .. } => name.clone(),
+            Entry::Callable { name, .. } | Entry::Search { name, .. } => name.clone(),
         }
     }
 
@@ -237,6 +249,7 @@ impl Entry {
         match (self, other) {
             (Entry::Spec(a), Entry::Spec(b)) => a == b,
             (Entry::Callable { func: a, .. }, Entry::Callable { func: b, .. }) => a.is(b),
+            (Entry::Search { agent: a, .. }, Entry::Search { agent: b, .. }) => a.is(b),
             _ => false,
         }
     }
@@ -279,7 +292,14 @@ fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult
                 Ok(Entry::Spec(spec))
             }
             Entry::Callable { func, .. } => Ok(Entry::Callable { name, func }),
+            Entry::Search { agent, .. } => Ok(Entry::Search { name, agent }),
         };
+    }
+    if let Ok(agent) = obj.cast::<PySearchAgent>() {
+        return Ok(Entry::Search {
+            name: agent.get().name.clone(),
+            agent: agent.clone().unbind(),
+        });
     }
     if obj.is_callable() {
         return Ok(Entry::Callable {
@@ -289,7 +309,7 @@ fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult
     }
     Err(PyTypeError::new_err(format!(
         "{what} must be a spec string such as 'alphabeta:depth=4', a callable \
-         (observation, mask) -> int, or a (name, callable) tuple; got {}",
+         (observation, mask) -> int, an awale.SearchAgent, or a (name, callable) tuple; got {}",
         type_name(obj)
     )))
 }
@@ -353,7 +373,66 @@ fn entrant(
                 }) as Box<dyn Agent>)
             })
         }
+        Entry::Search { name, agent } => {
+            let a = agent.get();
+            let arg = Arc::new(a.evaluator(py, rules)?);
+            let (settings, sims, seed) = (a.settings, a.sims, a.seed);
+            let (name, sh) = (name.clone(), shared.clone());
+            Entrant::new(name.clone(), move || {
+                Ok(Box::new(SearchPlayer {
+                    name: name.clone(),
+                    settings,
+                    sims,
+                    seed,
+                    arg: arg.clone(),
+                    shared: sh.clone(),
+                }) as Box<dyn Agent>)
+            })
+        }
     })
+}
+
+/// An `awale.SearchAgent` at play: a search of `sims` simulations from the turn's position,
+/// guided by its evaluator, no noise; the search's move. A failure of a Python evaluator stops
+/// the tournament as a callable's does.
+struct SearchPlayer {
+    name: String,
+    settings: SearchSettings,
+    sims: u32,
+    seed: u64,
+    arg: Arc<EvaluatorArg>,
+    shared: Arc<Shared>,
+}
+
+impl Agent for SearchPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+        let failure = EvalFailure::default();
+        let mut ev = self.arg.make(turn.rules, self.seed, &failure);
+        let mut search = BatchSearch::new(
+            *turn.rules,
+            self.settings,
+            &[*turn.state],
+            self.sims,
+            false,
+            0.0,
+            self.seed,
+        )?;
+        search.run(&mut *ev, 1);
+        if let Some(e) = failure.take() {
+            let reason = Python::attach(|py| format!("raised {}", describe(py, &e)));
+            let ply = turn.state.ply() + 1;
+            return Err(self
+                .shared
+                .fail(&self.name, ply, reason, FailKind::Raised(e)));
+        }
+        Ok(search.results()[0].action)
+    }
+
+    fn reset(&mut self, _seed: u64) {}
 }
 
 /// The report as JSON for `awale.TournamentResult`.

@@ -99,6 +99,19 @@ fn header_for(rules: &Rules, encoding: ObsEncoding, hidden: &[usize]) -> Network
     }
 }
 
+/// The header and the config text of a new network of `config` (its rules, observation and
+/// hidden widths; checked first): what a file written from another framework carries so that
+/// [`from_safetensors`] loads it (`awale.torch.new_network`).
+pub fn template(config: &TrainConfig) -> TrainResult<(NetworkHeader, String)> {
+    config.validate()?;
+    let header = header_for(
+        &config.rules()?,
+        config.observation()?,
+        &config.network.hidden,
+    );
+    Ok((header, config.to_toml()))
+}
+
 /// `rules encoding input→[hidden]→actions+values`, for messages.
 fn summary(h: &NetworkHeader) -> String {
     format!(

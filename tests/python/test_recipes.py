@@ -166,3 +166,42 @@ def test_torch_dlpack_fast(tmp_path):
     rows = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["episodes"] > 100
     assert json.loads((logdir / "tournament" / "results.json").read_text())
+
+
+def test_az_torch_fast(tmp_path):
+    """AlphaZero in PyTorch over the Rust search: trains, keeps generations that the Rust side
+    plays and rates, logs, and plays its final match."""
+    need("torch", "safetensors")
+    if not awale_has_trainer():
+        pytest.skip("needs an extension built with the trainer (the wheel has it)")
+    out = tmp_path / "az"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "training" / "az_torch.py"), "--fast", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, f"az_torch.py failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert "moves/s" in proc.stdout and "final:" in proc.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["iteration"] == 4 and summary["train_steps"] > 0
+    assert summary["final"]["games"] == 4 and 0.0 <= summary["final"]["score"] <= 1.0
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and any("eval" in r for r in rows)
+    gens = sorted(p.name for p in (out / "generations").glob("gen-*.safetensors"))
+    assert gens[0] == "gen-000000.safetensors" and gens[-1] == "gen-000004.safetensors"
+    if importlib.util.find_spec("tensorboard") is not None:
+        assert list(out.rglob("events.out.tfevents.*")), "no TensorBoard event file"
+    import awale
+
+    # The generations are what `awale ladder` rates, and each plays as an nn: agent.
+    ladder = awale.ladder(out, out=tmp_path / "ladder", anchors=["random"], games=2, sims=2)
+    gens = ladder.runs()["az"]
+    assert [g["iteration"] for g in gens] == [0, 2, 4], gens
+    assert gens[-1]["train_steps"] == summary["train_steps"] and ladder.complete
+    net = awale.Network(out / "network.safetensors")
+    assert net.hidden == [32] and net.encoding == "onehot:16"
+
+
+def awale_has_trainer() -> bool:
+    import awale
+
+    return bool(awale._core.HAS_TRAINER)
