@@ -43,6 +43,7 @@ pub mod bench;
 pub mod elo;
 pub mod endgame;
 pub mod matchplay;
+pub mod search;
 pub mod sprt;
 pub mod tablebase;
 pub mod tournament;

@@ -84,7 +84,7 @@ fn layer(module: &str) -> Option<u8> {
         | "perft" | "presets" | "rules" | "state" => 0,
         "batch" => 1,
         "tablebase" => 2,
-        "agents" | "elo" | "sprt" => 3,
+        "agents" | "elo" | "search" | "sprt" => 3,
         "endgame" | "tournament" | "matchplay" | "bench" => 4,
         "az" => 5,
         "train" => 6,

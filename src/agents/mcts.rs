@@ -1,15 +1,22 @@
 //! Monte-Carlo tree search: UCT with random playouts, for every preset, the multi-player game
-//! included.
+//! included. The agent is the guided search of [`crate::search`] ([`SearchKind::Uct`]) with
+//! [`PlayoutEvaluator`] as its evaluator: one tree for the whole project.
 //!
 //! Each node keeps the sum of the returns of every player (max^n): at a node, the player to
 //! move picks the child that maximises *his own* mean return plus the exploration bonus
-//! `c·sqrt(ln N / n)`. A simulation walks down the tree, expands the leaf it reaches (all its
-//! children at once, in an order shuffled from the agent's seed), plays one child out with
-//! uniformly random moves, and adds the outcome to every node on the way. Outcomes are
+//! `c·sqrt(ln N / n)`, unvisited children first (in an order drawn from the agent's seed). A
+//! simulation walks down the tree to a position not yet in it, adds it, plays one game out from
+//! it with uniformly random moves, and adds the outcome to every node on the way. Outcomes are
 //! [`outcome`]'s: +1 for the sole leader in captured seeds, 0 for a shared lead, -1 for the
 //! others; a playout cut off at `playout_plies` (or by the rules' ply limit) is adjudicated the
-//! same way. Repetitions end the game as in [`crate::History`]. The move played is the most
-//! visited child of the root.
+//! same way, and a repetition (in the tree, from the game's own history on, or within a
+//! playout) ends the game as the rules say. The move played is
+//! the most visited child of the root (ties: the better mean return, then the lower house).
+//! `time_ms` is checked before every simulation.
+//!
+//! `tree=classic` plays as the agent did before it became the guided search (its own tree, in
+//! `mcts_classic.rs`: every child of a leaf created at once, the playout from a random one,
+//! the game's history in the repetition window); docs/performance.md compares the two.
 //!
 //! ```
 //! use awale::agents::{Mcts, MctsConfig, Turn};
@@ -23,18 +30,41 @@
 
 use std::time::{Duration, Instant};
 
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::eval::outcome;
 use super::kind::{self, AgentKind, AgentOption};
-use super::{no_move, random_bit, Agent, MoveThought, Thoughts, Turn};
+use super::mcts_classic::ClassicTree;
+use super::playout::PlayoutEvaluator;
+use super::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
-use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
-use crate::state::{PositionKey, State};
+use crate::rules::Rules;
+use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings};
 
-/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,time_ms=..,c=..,playout_plies=..`).
+#[allow(unused_imports)]
+use super::eval::outcome;
+
+/// Which tree an [`Mcts`] agent searches with (spec option `tree=`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MctsTree {
+    /// The guided search with random playouts (the project's one tree).
+    #[default]
+    Guided,
+    /// The agent's own tree of before (its moves as they were).
+    Classic,
+}
+
+impl MctsTree {
+    /// `guided` or `classic`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MctsTree::Guided => "guided",
+            MctsTree::Classic => "classic",
+        }
+    }
+}
+
+/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,time_ms=..,c=..,playout_plies=..,tree=..`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MctsConfig {
     /// Simulations per move (at least 1); with `time_ms`, whichever ends first.
@@ -45,6 +75,8 @@ pub struct MctsConfig {
     pub c: f32,
     /// Most random plies in one playout before it is adjudicated by the stores.
     pub playout_plies: u32,
+    /// The tree: the guided search (default) or the classic one.
+    pub tree: MctsTree,
 }
 
 impl Default for MctsConfig {
@@ -54,6 +86,7 @@ impl Default for MctsConfig {
             time_ms: 0,
             c: 1.4,
             playout_plies: 300,
+            tree: MctsTree::Guided,
         }
     }
 }
@@ -103,28 +136,17 @@ impl MctsResult {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Node {
-    state: State,
-    parent: u32,
-    first_child: u32,
-    n_children: u8,
-    expanded: bool,
-    house: u8,
-    captured: bool,
-    visits: u32,
-    value: [f32; MAX_PLAYERS],
-}
-
 /// The UCT agent. See the [module](self) documentation.
 #[derive(Debug, Clone)]
 pub struct Mcts {
     cfg: MctsConfig,
     name: String,
+    /// Draws the order of unvisited children (and the classic tree's shuffles and playouts).
     rng: ChaCha8Rng,
-    nodes: Vec<Node>,
-    keys: Vec<PositionKey>,
-    order: Vec<u32>,
+    /// The guided tree and its evaluator, for the rules of the last move.
+    guided: Option<(Rules, Search, PlayoutEvaluator)>,
+    classic: ClassicTree,
+    evals: Vec<Evaluation>,
     last: Option<MctsResult>,
 }
 
@@ -137,9 +159,9 @@ impl Mcts {
             name: format!("mcts:sims={}", cfg.sims),
             cfg,
             rng: ChaCha8Rng::seed_from_u64(seed),
-            nodes: Vec::new(),
-            keys: Vec::with_capacity(256),
-            order: Vec::with_capacity(64),
+            guided: None,
+            classic: ClassicTree::default(),
+            evals: Vec::with_capacity(1),
             last: None,
         }
     }
@@ -153,6 +175,20 @@ impl Mcts {
     /// The settings.
     pub fn config(&self) -> &MctsConfig {
         &self.cfg
+    }
+
+    /// The guided search's settings for `c`: UCT, every other constant unused.
+    pub fn settings(c: f32) -> SearchSettings {
+        SearchSettings {
+            kind: SearchKind::Uct,
+            c_puct: 0.0,
+            dirichlet_alpha: 1.0,
+            dirichlet_fraction: 0.0,
+            gumbel_actions: 1,
+            c_visit: 0.0,
+            c_scale: 0.0,
+            c_uct: c,
+        }
     }
 
     /// Runs the search from the turn's position.
@@ -174,40 +210,17 @@ impl Mcts {
             });
         }
         let deadline = (self.cfg.time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.time_ms));
-        self.nodes.clear();
-        self.nodes.push(Node {
-            state: root,
-            parent: u32::MAX,
-            first_child: 0,
-            n_children: 0,
-            expanded: false,
-            house: 0,
-            captured: false,
-            visits: 0,
-            value: [0.0; MAX_PLAYERS],
-        });
-        let mut sims = 0;
-        while sims < self.cfg.sims {
-            if sims % 64 == 0 && sims > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-                break;
-            }
-            self.simulate(rules, turn.history);
-            sims += 1;
-        }
-        let r = &self.nodes[0];
-        let me = root.to_move();
-        let kids =
-            &self.nodes[r.first_child as usize..(r.first_child + r.n_children as u32) as usize];
-        let mut children: Vec<(usize, u32, f32)> = kids
-            .iter()
-            .map(|c| {
-                (
-                    c.house as usize,
-                    c.visits,
-                    c.value[me] / c.visits.max(1) as f32,
-                )
-            })
-            .collect();
+        let (sims, mut children) = match self.cfg.tree {
+            MctsTree::Classic => self.classic.search(
+                &self.cfg,
+                &mut self.rng,
+                rules,
+                root,
+                turn.history,
+                deadline,
+            ),
+            MctsTree::Guided => self.guided(rules, root, turn.history, deadline),
+        };
         children.sort_by_key(|c| c.0);
         let best = children
             .iter()
@@ -222,131 +235,39 @@ impl Mcts {
         })
     }
 
-    /// One simulation: select, expand, play out, back up.
-    fn simulate(&mut self, rules: &Rules, history: &[PositionKey]) {
-        let cycles = rules.cycle != CycleRule::Ignore;
-        self.keys.clear();
-        if cycles {
-            self.keys.extend_from_slice(history);
-            let k = self.nodes[0].state.key();
-            if self.keys.last() != Some(&k) {
-                self.keys.push(k);
+    /// The guided search with random playouts: the simulations run and the root's children.
+    fn guided(
+        &mut self,
+        rules: &Rules,
+        root: crate::state::State,
+        history: &[crate::state::PositionKey],
+        deadline: Option<Instant>,
+    ) -> (u32, Vec<(usize, u32, f32)>) {
+        if self.guided.as_ref().is_none_or(|(r, _, _)| r != rules) {
+            let seed = self.rng.random();
+            self.guided = Some((
+                *rules,
+                Search::new(*rules, Mcts::settings(self.cfg.c)),
+                PlayoutEvaluator::new(*rules, self.cfg.playout_plies, seed),
+            ));
+        }
+        let (_, search, playouts) = self.guided.as_mut().expect("set above");
+        search.set_history(history);
+        search.start(root, self.cfg.sims, false, 0.0);
+        // The root's own evaluation counts no simulation: at least one simulation follows it.
+        while let Some(leaf) = search.next_leaf(&mut self.rng) {
+            playouts.evaluate(&[leaf], &mut self.evals);
+            search.deliver(&self.evals[0], &mut self.rng);
+            if search.simulations() > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
             }
         }
-        let mut node = 0usize;
-        // Selection.
-        while self.nodes[node].expanded && self.nodes[node].n_children > 0 {
-            node = self.select_child(node);
-            self.enter(node, cycles);
-        }
-        // Expansion.
-        if !self.nodes[node].state.is_over() {
-            self.expand(rules, node, cycles);
-            let n = &self.nodes[node];
-            let pick = n.first_child as usize;
-            node = pick; // children are in shuffled order: the first is a random one
-            self.enter(node, cycles);
-        }
-        // Playout.
-        let mut s = self.nodes[node].state;
-        let mut plies = 0;
-        while !s.is_over() && plies < self.cfg.playout_plies {
-            let h = random_bit(&mut self.rng, s.legal_mask(rules));
-            let info = s.apply_unchecked(rules, h);
-            plies += 1;
-            if cycles && !s.is_over() {
-                if info.any_captured > 0 {
-                    self.keys.clear();
-                } else if self.keys.contains(&s.key()) && s.repetition_ends(rules) {
-                    s.end_by_repetition(rules);
-                    break;
-                }
-                self.keys.push(s.key());
-            }
-        }
-        let result = outcome(rules, &s);
-        // Backup.
-        let mut i = node as u32;
-        while i != u32::MAX {
-            let n = &mut self.nodes[i as usize];
-            n.visits += 1;
-            for (v, r) in n.value.iter_mut().zip(result.iter()) {
-                *v += r;
-            }
-            i = n.parent;
-        }
-    }
-
-    /// Records entering `node` in the repetition window.
-    #[inline]
-    fn enter(&mut self, node: usize, cycles: bool) {
-        if cycles {
-            let n = &self.nodes[node];
-            if n.captured {
-                self.keys.clear();
-            }
-            self.keys.push(n.state.key());
-        }
-    }
-
-    /// The child of `node` with the best UCT score for the player to move there.
-    fn select_child(&self, node: usize) -> usize {
-        let n = &self.nodes[node];
-        let p = n.state.to_move();
-        let ln = (n.visits.max(1) as f32).ln();
-        let mut best = n.first_child as usize;
-        let mut best_score = f32::NEG_INFINITY;
-        for i in n.first_child as usize..(n.first_child + n.n_children as u32) as usize {
-            let c = &self.nodes[i];
-            if c.visits == 0 {
-                return i;
-            }
-            let v = c.visits as f32;
-            let score = c.value[p] / v + self.cfg.c * (ln / v).sqrt();
-            if score > best_score {
-                best_score = score;
-                best = i;
-            }
-        }
-        best
-    }
-
-    /// Creates every child of `node`, in an order shuffled with the agent's generator.
-    fn expand(&mut self, rules: &Rules, node: usize, cycles: bool) {
-        let s = self.nodes[node].state;
-        let mask = s.legal_mask(rules);
-        self.order.clear();
-        self.order
-            .extend((0..rules.houses as u32).filter(|h| mask & (1 << h) != 0));
-        self.order.shuffle(&mut self.rng);
-        let first = self.nodes.len() as u32;
-        for k in 0..self.order.len() {
-            let h = self.order[k] as usize;
-            let mut child = s;
-            let info = child.apply_unchecked(rules, h);
-            if cycles
-                && info.any_captured == 0
-                && !child.is_over()
-                && self.keys.contains(&child.key())
-            {
-                child.end_by_repetition(rules);
-            }
-            self.nodes.push(Node {
-                state: child,
-                parent: node as u32,
-                first_child: 0,
-                n_children: 0,
-                expanded: false,
-                house: h as u8,
-                captured: info.any_captured > 0,
-                visits: 0,
-                value: [0.0; MAX_PLAYERS],
-            });
-        }
-        let n = &mut self.nodes[node];
-        n.expanded = true;
-        n.first_child = first;
-        n.n_children = self.order.len() as u8;
+        let r = search.result();
+        let children = (0..rules.houses as usize)
+            .filter(|&a| r.legal >> a & 1 == 1)
+            .map(|a| (a, r.visits[a], r.q[a]))
+            .collect();
+        (search.simulations(), children)
     }
 }
 
@@ -368,7 +289,7 @@ impl Agent for Mcts {
 
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
-        self.nodes.clear();
+        self.guided = None;
         self.last = None;
     }
 }
@@ -413,6 +334,19 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
                 Ok(())
             },
             show: |c| Some(c.c.to_string()),
+        },
+        AgentOption {
+            key: "tree",
+            help: "guided (the project's search with random playouts) or classic (the old tree)",
+            set: |c, v| {
+                c.tree = match v {
+                    "guided" => MctsTree::Guided,
+                    "classic" => MctsTree::Classic,
+                    _ => return Err(format!("'{v}' is not guided or classic")),
+                };
+                Ok(())
+            },
+            show: |c| Some(c.tree.name().to_string()),
         },
         AgentOption {
             key: "playout_plies",

@@ -60,7 +60,8 @@ pub struct NetworkConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SearchConfig {
-    /// `gumbel` (Gumbel root search with sequential halving) or `puct` (PUCT with Dirichlet noise).
+    /// `gumbel` (Gumbel root search with sequential halving), `puct` (PUCT with Dirichlet noise)
+    /// or `uct` (UCB1 without priors: the network's values only).
     pub kind: SearchKind,
     /// Simulations of a full search.
     pub simulations: u32,
@@ -80,6 +81,8 @@ pub struct SearchConfig {
     pub gumbel_c_visit: f32,
     /// Gumbel: `c_scale` of the transform σ.
     pub gumbel_c_scale: f32,
+    /// UCT: the exploration constant of UCB1.
+    pub c_uct: f32,
 }
 
 /// Self-play.
@@ -256,6 +259,7 @@ impl Default for SearchConfig {
             gumbel_actions: 6,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
+            c_uct: 1.4,
         }
     }
 }
@@ -273,6 +277,7 @@ impl SearchSettings {
             gumbel_actions: c.gumbel_actions,
             c_visit: c.gumbel_c_visit,
             c_scale: c.gumbel_c_scale,
+            c_uct: c.c_uct,
         }
     }
 }
@@ -533,13 +538,15 @@ impl TrainConfig {
         if s.dirichlet_alpha <= 0.0 || !(0.0..=1.0).contains(&s.dirichlet_fraction) {
             return bad("search.dirichlet_alpha > 0 and dirichlet_fraction in [0, 1]".into());
         }
+        let negative_or_nan = |x: f32| x.is_nan() || x < 0.0;
         if s.gumbel_actions == 0
-            || s.c_puct < 0.0
-            || s.gumbel_c_scale < 0.0
-            || s.gumbel_c_visit < 0.0
+            || [s.c_puct, s.gumbel_c_scale, s.gumbel_c_visit, s.c_uct]
+                .into_iter()
+                .any(negative_or_nan)
         {
             return bad(
-                "search: gumbel_actions >= 1, c_puct, gumbel_c_visit, gumbel_c_scale >= 0".into(),
+                "search: gumbel_actions >= 1, c_puct, gumbel_c_visit, gumbel_c_scale, c_uct >= 0"
+                    .into(),
             );
         }
         let p = &self.selfplay;

@@ -59,7 +59,8 @@ pub mod generations;
 pub mod machine;
 pub mod network;
 pub mod remote;
-pub mod search;
+/// The guided search (one layer down, in `crate::search`, so that agents use it too).
+pub use crate::search;
 pub mod selfplay;
 pub mod selfplay_bench;
 

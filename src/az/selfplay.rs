@@ -480,6 +480,7 @@ impl Shard {
         let noise = match st.search.kind {
             SearchKind::Puct => slot.full,
             SearchKind::Gumbel => t > 0.0,
+            SearchKind::Uct => false,
         };
         slot.search.start(slot.state, budget, noise, t);
         slot.searching = true;
@@ -494,7 +495,7 @@ impl Shard {
         let res = slot.search.result();
         let action = match kind {
             SearchKind::Gumbel => res.action,
-            SearchKind::Puct if t > 0.0 && res.visits.iter().any(|&v| v > 0) => {
+            SearchKind::Puct | SearchKind::Uct if t > 0.0 && res.visits.iter().any(|&v| v > 0) => {
                 let w: Vec<f64> = (0..h)
                     .map(|a| (res.visits[a] as f64).powf(1.0 / t as f64))
                     .collect();
@@ -510,7 +511,7 @@ impl Shard {
                 }
                 pick
             }
-            SearchKind::Puct => res.action,
+            SearchKind::Puct | SearchKind::Uct => res.action,
         };
         if slot.full {
             slot.pending.push(Pending {

@@ -157,9 +157,7 @@ impl EvaluatorArg {
             }),
             EvaluatorArg::Uniform => Box::new(UniformEvaluator),
             EvaluatorArg::Playout { plies } => {
-                // TODO(merge): crate::agents::PlayoutEvaluator::new(*rules, *plies, seed)
-                let _ = (plies, seed);
-                Box::new(UniformEvaluator)
+                Box::new(crate::agents::PlayoutEvaluator::new(*rules, *plies, seed))
             }
         }
     }

@@ -60,7 +60,7 @@ def linear(obs: np.ndarray, mask: np.ndarray):
 # --- the search's arrays --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["gumbel", "puct"])
+@pytest.mark.parametrize("kind", ["gumbel", "puct", "uct"])
 def test_the_arrays_of_a_search(kind):
     states = positions("abapa", 12)
     r = awale.search(states, linear, sims=48, kind=kind, seed=1)
@@ -86,8 +86,9 @@ def test_a_win_in_one_is_found_by_every_evaluator():
     # House F captures 5 and reaches 25 seeds: an immediate win (the mcts agent's doc example).
     s = awale.parse_position("abapa 1,0,0,0,0,2/1,2,5,0,0,0 20,17 0")
     for evaluate in (uniform, "uniform", "playout"):
-        r = awale.search([s], evaluate, sims=200, kind="puct")
-        assert r.action[0] == 5, (evaluate, r.visits)
+        for kind in ("puct", "uct"):
+            r = awale.search([s], evaluate, sims=200, kind=kind)
+            assert r.action[0] == 5, (evaluate, kind, r.visits)
 
 
 def test_the_batch_size_does_not_change_the_results_and_a_seed_reproduces_them():

@@ -12,9 +12,11 @@
 //! chooses among its children by the value of *its* player to move. In a 2-player game this is
 //! ordinary negamax. Finished games (ended by the rules, or cut off at the ply limit and
 //! adjudicated by the stores) are scored exactly: +1 for a sole leader, 0 for a shared lead,
-//! -1 for the others. Repetitions inside the tree are not detected (the game's own history is).
+//! -1 for the others. Repetitions inside the tree are detected only when the caller gives the
+//! game's repetition window ([`Search::set_history`]; the `mcts` agent does); otherwise only the
+//! game's own history knows them.
 //!
-//! Two root algorithms:
+//! Three selection rules:
 //!
 //! - [`SearchKind::Puct`]: AlphaZero's PUCT, `Q(a) + c·P(a)·√N / (1 + N(a))`, with Dirichlet noise
 //!   mixed into the root priors when asked; unvisited children take the parent's mean value.
@@ -27,19 +29,27 @@
 //!   `π' = softmax(logits + σ(q̂))` ([`gumbel_improved_policy`]), where `q̂` completes the Q-values
 //!   of unvisited actions with the mixed value `v_mix`, rescaled to [0, 1] by min-max over the
 //!   legal actions, and `σ(q̂) = (c_visit + max N) · c_scale · q̂`.
+//! - [`SearchKind::Uct`]: UCB1 at every node, `Q(a) + c_uct·√(ln N / N(a))`, unvisited actions
+//!   first (in a random order drawn from the search's generator); priors are ignored. With
+//!   [`crate::agents::PlayoutEvaluator`] (the value of one random playout per leaf) it is plain
+//!   MCTS, the `mcts` agent. The chosen action is the most visited (ties: the better mean
+//!   value, then the lower house), the policy target the visit distribution.
+//!
+//! The search is a plain function of (root, evaluator, simulations) in the spirit of mctx: the
+//! same tree serves self-play, the `nn` agent, the `mcts` agent and Python (`awale.search`).
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::rules::{Rules, MAX_PLAYERS};
-use crate::state::State;
+use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
+use crate::state::{PositionKey, State};
 
 /// The most houses per player a network and search support.
 pub const MAX_ACTIONS: usize = 16;
 
 const NONE: u32 = u32::MAX;
 
-/// The root algorithm.
+/// The selection rule.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchKind {
@@ -48,6 +58,8 @@ pub enum SearchKind {
     Gumbel,
     /// PUCT with Dirichlet root noise.
     Puct,
+    /// UCB1 without priors (plain MCTS with a playout evaluator).
+    Uct,
 }
 
 impl std::str::FromStr for SearchKind {
@@ -56,7 +68,8 @@ impl std::str::FromStr for SearchKind {
         match s {
             "gumbel" => Ok(SearchKind::Gumbel),
             "puct" => Ok(SearchKind::Puct),
-            _ => Err(format!("'{s}' is not a search kind (gumbel, puct)")),
+            "uct" => Ok(SearchKind::Uct),
+            _ => Err(format!("'{s}' is not a search kind (gumbel, puct, uct)")),
         }
     }
 }
@@ -79,6 +92,8 @@ pub struct SearchSettings {
     pub c_visit: f32,
     /// Gumbel: `c_scale` of σ.
     pub c_scale: f32,
+    /// UCT exploration constant (values lie in [-1, 1]).
+    pub c_uct: f32,
 }
 
 /// What the network says about a position: policy logits over the mover's houses and the value
@@ -144,6 +159,8 @@ struct Node {
     legal: u16,
     expanded: bool,
     terminal: bool,
+    /// Reached by a capture (the repetition window restarts there).
+    captured: bool,
 }
 
 impl Node {
@@ -165,6 +182,7 @@ impl Node {
             legal: if terminal { 0 } else { state.legal_mask(rules) },
             expanded: terminal,
             terminal,
+            captured: false,
         }
     }
 }
@@ -180,8 +198,11 @@ pub struct GuidedSearchResult {
     /// The root's mean value for every player (absolute seats).
     pub value: [f32; MAX_PLAYERS],
     /// The action the search chose: the sequential-halving survivor (Gumbel), the most visited
-    /// action (PUCT).
+    /// action (PUCT, UCT).
     pub action: usize,
+    /// The mean value of each root action for the player to move at the root (0 where
+    /// unvisited).
+    pub q: [f32; MAX_ACTIONS],
     /// The legal actions at the root.
     pub legal: u16,
 }
@@ -201,6 +222,10 @@ pub struct Search {
     considered: usize,
     pending: Option<u32>,
     root_evaluated: bool,
+    /// With [`Search::set_history`]: the game's repetition window before the root.
+    history: Option<Vec<PositionKey>>,
+    /// The repetition window of the simulation in progress.
+    path: Vec<PositionKey>,
 }
 
 impl Search {
@@ -218,6 +243,8 @@ impl Search {
             considered: 0,
             pending: None,
             root_evaluated: false,
+            history: None,
+            path: Vec::new(),
         }
     }
 
@@ -242,6 +269,22 @@ impl Search {
         self.root_evaluated = false;
     }
 
+    /// Detects repetitions inside the tree from now on (until [`Search::clear_history`]): a
+    /// position that repeats one since the last capture on its path, or in `window` (the game's
+    /// positions before the root since its last capture, as [`crate::History`] keeps them),
+    /// ends its game there as the rules' cycle rule says, as in the game itself. Without it the
+    /// tree knows no repetition (self-play and the `nn` agent search so).
+    pub fn set_history(&mut self, window: &[PositionKey]) {
+        let h = self.history.get_or_insert_with(Vec::new);
+        h.clear();
+        h.extend_from_slice(window);
+    }
+
+    /// Stops detecting repetitions inside the tree.
+    pub fn clear_history(&mut self) {
+        self.history = None;
+    }
+
     /// Simulations done.
     pub fn simulations(&self) -> u32 {
         self.sims
@@ -255,7 +298,6 @@ impl Search {
     /// The next position to evaluate, or `None` when the search is complete. Simulations that
     /// end in a finished game are backed up here without the network.
     pub fn next_leaf<R: Rng>(&mut self, rng: &mut R) -> Option<State> {
-        let _ = rng;
         if let Some(p) = self.pending {
             return Some(self.nodes[p as usize].state);
         }
@@ -266,17 +308,37 @@ impl Search {
             self.pending = Some(0);
             return Some(self.nodes[0].state);
         }
+        let cycles = self.history.is_some() && self.rules.cycle != CycleRule::Ignore;
         // Bounded: each turn of the loop completes a simulation or returns a leaf.
         while self.sims < self.budget {
             let mut node = 0u32;
+            if cycles {
+                self.path.clear();
+                self.path
+                    .extend_from_slice(self.history.as_deref().unwrap_or_default());
+                let k = self.nodes[0].state.key();
+                if self.path.last() != Some(&k) {
+                    self.path.push(k);
+                }
+            }
             loop {
-                let a = self.select(node);
+                let a = if self.settings.kind == SearchKind::Uct {
+                    self.select_uct(node, rng)
+                } else {
+                    self.select(node)
+                };
                 let child = self.nodes[node as usize].children[a];
                 if child == NONE {
                     let mut s = self.nodes[node as usize].state;
-                    s.apply_unchecked(&self.rules, a);
+                    let info = s.apply_unchecked(&self.rules, a);
+                    let captured = info.any_captured > 0;
+                    if cycles && !captured && !s.is_over() && self.path.contains(&s.key()) {
+                        s.end_by_repetition(&self.rules);
+                    }
                     let idx = self.nodes.len() as u32;
-                    self.nodes.push(Node::new(s, node, &self.rules));
+                    let mut new = Node::new(s, node, &self.rules);
+                    new.captured = captured;
+                    self.nodes.push(new);
                     self.nodes[node as usize].children[a] = idx;
                     if self.nodes[idx as usize].terminal {
                         let v = self.nodes[idx as usize].raw_value;
@@ -292,6 +354,12 @@ impl Search {
                     self.backup(child, &v);
                     self.sims += 1;
                     break;
+                }
+                if cycles {
+                    if self.nodes[child as usize].captured {
+                        self.path.clear();
+                    }
+                    self.path.push(self.nodes[child as usize].state.key());
                 }
                 node = child;
             }
@@ -337,6 +405,7 @@ impl Search {
                             }
                         }
                     }
+                    SearchKind::Uct => {}
                 }
             }
             if self.settings.kind == SearchKind::Gumbel {
@@ -392,6 +461,30 @@ impl Search {
         )
     }
 
+    /// UCB1 at `node`: an unvisited legal action drawn at random, else the best
+    /// `q + c_uct·√(ln N / n)` for the node's mover.
+    fn select_uct<R: Rng>(&self, node: u32, rng: &mut R) -> usize {
+        let nd = &self.nodes[node as usize];
+        let h = self.rules.houses as usize;
+        let (n, q) = self.child_stats(node);
+        let unvisited = (0..h)
+            .filter(|&a| nd.legal >> a & 1 == 1 && n[a] == 0)
+            .fold(0u16, |m, a| m | 1 << a);
+        if unvisited != 0 {
+            let k = rng.random_range(0..unvisited.count_ones());
+            return (0..h)
+                .filter(|&a| unvisited >> a & 1 == 1)
+                .nth(k as usize)
+                .expect("k below the count");
+        }
+        let ln = (nd.n.max(1) as f32).ln();
+        let mut best = Best::default();
+        for a in (0..h).filter(|&a| nd.legal >> a & 1 == 1) {
+            best.consider(a, q[a] + self.settings.c_uct * (ln / n[a] as f32).sqrt());
+        }
+        best.action
+    }
+
     fn select(&self, node: u32) -> usize {
         let nd = &self.nodes[node as usize];
         let h = self.rules.houses as usize;
@@ -429,6 +522,7 @@ impl Search {
                     }
                 }
             }
+            SearchKind::Uct => unreachable!("UCT selects with select_uct"),
             SearchKind::Gumbel => {
                 let sigma = self.sigma_completed(node);
                 let improved =
@@ -447,7 +541,7 @@ impl Search {
         let h = self.rules.houses as usize;
         let root = &self.nodes[0];
         let legal = root.legal;
-        let (n, _) = self.child_stats(0);
+        let (n, q) = self.child_stats(0);
         let mut value = [0f32; MAX_PLAYERS];
         for (v, w) in value.iter_mut().zip(root.w) {
             *v = w / root.n.max(1) as f32;
@@ -468,6 +562,22 @@ impl Search {
                 for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
                     if n[a] > best || (n[a] == best && root.prior[a] > root.prior[action]) {
                         best = n[a];
+                        action = a;
+                    }
+                }
+            }
+            SearchKind::Uct => {
+                let total: u32 = n[..h].iter().sum();
+                for a in 0..h {
+                    policy[a] = n[a] as f32 / total.max(1) as f32;
+                }
+                if total == 0 {
+                    policy = root.prior;
+                }
+                let mut best: Option<(u32, f32)> = None;
+                for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
+                    if best.is_none_or(|(bn, bq)| n[a] > bn || (n[a] == bn && q[a] > bq)) {
+                        best = Some((n[a], q[a]));
                         action = a;
                     }
                 }
@@ -499,6 +609,7 @@ impl Search {
             policy,
             value,
             action,
+            q,
             legal,
         }
     }

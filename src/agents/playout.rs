@@ -1,0 +1,145 @@
+//! Random playouts as a [`LeafEvaluator`]: equal logits, and for the value the outcome of one
+//! game played on from the leaf with uniformly random moves. With [`SearchKind::Uct`] this
+//! makes the guided search plain MCTS (the `mcts` agent); with PUCT or Gumbel, MCTS with
+//! uniform priors.
+//!
+//! A playout is cut off after `playout_plies` plies (or by the rules' ply limit) and adjudicated
+//! by the stores like a finished game ([`outcome`]: +1 for the sole leader, 0 for a shared lead,
+//! -1 for the others). Under a cycle rule a position repeated within the playout ends it as the
+//! rules say (the window starts at the leaf and restarts at each capture).
+//!
+//! [`SearchKind::Uct`]: crate::search::SearchKind::Uct
+//!
+//! ```
+//! use awale::agents::PlayoutEvaluator;
+//! use awale::search::{LeafEvaluator, Search, SearchKind, SearchSettings};
+//! use awale::{Rules, State};
+//! use rand::SeedableRng;
+//!
+//! let rules = Rules::abapa();
+//! // House F captures 5 and reaches 25 seeds: an immediate win.
+//! let s = State::from_parts(&rules, &[1, 0, 0, 0, 0, 2, 1, 2, 5, 0, 0, 0], &[20, 17], 0, 0).unwrap();
+//! let settings = SearchSettings { kind: SearchKind::Uct, c_uct: 1.4, ..Default::default() };
+//! let mut search = Search::new(rules, settings);
+//! let mut eval = PlayoutEvaluator::new(rules, 300, 1);
+//! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+//! let mut out = Vec::new();
+//! search.start(s, 300, false, 0.0);
+//! while let Some(leaf) = search.next_leaf(&mut rng) {
+//!     eval.evaluate(&[leaf], &mut out);
+//!     assert!(out[0].values[..2].iter().all(|v| (-1.0..=1.0).contains(v)));
+//!     search.deliver(&out[0], &mut rng);
+//! }
+//! assert_eq!(search.result().action, 5);
+//! ```
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::eval::outcome;
+use super::random_bit;
+use crate::rules::{CycleRule, Rules};
+use crate::search::{Evaluation, LeafEvaluator};
+use crate::state::{PositionKey, State};
+
+/// Random playouts as an evaluator (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct PlayoutEvaluator {
+    rules: Rules,
+    playout_plies: u32,
+    rng: ChaCha8Rng,
+    keys: Vec<PositionKey>,
+}
+
+impl PlayoutEvaluator {
+    /// Playouts of at most `playout_plies` plies under `rules`, drawn from a generator seeded
+    /// with `seed`.
+    pub fn new(rules: Rules, playout_plies: u32, seed: u64) -> PlayoutEvaluator {
+        PlayoutEvaluator {
+            rules,
+            playout_plies,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            keys: Vec::with_capacity(256),
+        }
+    }
+
+    /// Reseeds the generator.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    /// The final position of one random playout from `state`.
+    pub fn playout(&mut self, state: &State) -> State {
+        let rules = &self.rules;
+        let cycles = rules.cycle != CycleRule::Ignore;
+        let mut s = *state;
+        self.keys.clear();
+        if cycles {
+            self.keys.push(s.key());
+        }
+        let mut plies = 0;
+        while !s.is_over() && plies < self.playout_plies {
+            let h = random_bit(&mut self.rng, s.legal_mask(rules));
+            let info = s.apply_unchecked(rules, h);
+            plies += 1;
+            if cycles && !s.is_over() {
+                if info.any_captured > 0 {
+                    self.keys.clear();
+                } else if self.keys.contains(&s.key()) && s.repetition_ends(rules) {
+                    s.end_by_repetition(rules);
+                    break;
+                }
+                self.keys.push(s.key());
+            }
+        }
+        s
+    }
+}
+
+impl LeafEvaluator for PlayoutEvaluator {
+    fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>) {
+        out.clear();
+        for s in states {
+            let end = self.playout(s);
+            out.push(Evaluation {
+                values: outcome(&self.rules, &end),
+                ..Evaluation::default()
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_game_is_scored_exactly_and_values_stay_in_range() {
+        let rules = Rules::abapa();
+        let won = State::from_parts(&rules, &[0; 12], &[30, 18], 0, 0).unwrap();
+        let mut e = PlayoutEvaluator::new(rules, 300, 0);
+        let mut out = Vec::new();
+        e.evaluate(&[won], &mut out);
+        assert_eq!(&out[0].values[..2], &[1.0, -1.0]);
+        let mut s = State::initial(&rules, 0);
+        s.apply(&rules, 2).unwrap();
+        e.evaluate(&[s; 50], &mut out);
+        assert_eq!(out.len(), 50);
+        assert!(out
+            .iter()
+            .all(|x| x.values[..2].iter().all(|v| (-1.0..=1.0).contains(v))));
+        // Zero-sum between two players.
+        assert!(out.iter().all(|x| x.values[0] == -x.values[1]));
+    }
+
+    #[test]
+    fn the_same_seed_plays_the_same_playouts() {
+        let rules = Rules::oware(3).unwrap();
+        let s = State::initial(&rules, 0);
+        let mut a = PlayoutEvaluator::new(rules, 50, 9);
+        let mut b = PlayoutEvaluator::new(rules, 50, 9);
+        for _ in 0..10 {
+            assert_eq!(a.playout(&s), b.playout(&s));
+        }
+    }
+}
