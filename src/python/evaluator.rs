@@ -52,6 +52,7 @@ impl EvaluatorArg {
     /// Reads `evaluate` for positions of `rules`: a callable, an `awale.Network`, `"uniform"`
     /// or `"playout"`. `encoding` and `obs_scale` are the callable's input (refused with the
     /// other kinds when they differ from the defaults).
+    #[cfg_attr(not(feature = "train"), allow(unused_variables))]
     pub(crate) fn read(
         obj: &Bound<'_, PyAny>,
         rules: &Rules,
