@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::eval::outcome;
 use super::mcts::MctsConfig;
-use super::random_bit;
+use super::playout::random_playout;
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
 use crate::state::{PositionKey, State};
 
@@ -119,22 +119,8 @@ impl ClassicTree {
             self.enter(node, cycles);
         }
         // Playout.
-        let mut s = self.nodes[node].state;
-        let mut plies = 0;
-        while !s.is_over() && plies < cfg.playout_plies {
-            let h = random_bit(rng, s.legal_mask(rules));
-            let info = s.apply_unchecked(rules, h);
-            plies += 1;
-            if cycles && !s.is_over() {
-                if info.any_captured > 0 {
-                    self.keys.clear();
-                } else if self.keys.contains(&s.key()) && s.repetition_ends(rules) {
-                    s.end_by_repetition(rules);
-                    break;
-                }
-                self.keys.push(s.key());
-            }
-        }
+        let start = self.nodes[node].state;
+        let s = random_playout(rules, start, cfg.playout_plies, rng, &mut self.keys);
         let result = outcome(rules, &s);
         // Backup.
         let mut i = node as u32;

@@ -70,30 +70,49 @@ impl PlayoutEvaluator {
 
     /// The final position of one random playout from `state`.
     pub fn playout(&mut self, state: &State) -> State {
-        let rules = &self.rules;
-        let cycles = rules.cycle != CycleRule::Ignore;
-        let mut s = *state;
         self.keys.clear();
-        if cycles {
-            self.keys.push(s.key());
+        if self.rules.cycle != CycleRule::Ignore {
+            self.keys.push(state.key());
         }
-        let mut plies = 0;
-        while !s.is_over() && plies < self.playout_plies {
-            let h = random_bit(&mut self.rng, s.legal_mask(rules));
-            let info = s.apply_unchecked(rules, h);
-            plies += 1;
-            if cycles && !s.is_over() {
-                if info.any_captured > 0 {
-                    self.keys.clear();
-                } else if self.keys.contains(&s.key()) && s.repetition_ends(rules) {
-                    s.end_by_repetition(rules);
-                    break;
-                }
-                self.keys.push(s.key());
-            }
-        }
-        s
+        random_playout(
+            &self.rules,
+            *state,
+            self.playout_plies,
+            &mut self.rng,
+            &mut self.keys,
+        )
     }
+}
+
+/// Plays `state` on with uniformly random moves, at most `plies` of them, and returns the final
+/// position: finished by the rules, ended by a repetition (under a cycle rule: a position of
+/// `window`, the repetition window so far, which the playout keeps: cleared at each capture,
+/// each new position pushed), or cut off. The one playout of the crate: the evaluator's and the
+/// classic `mcts` tree's.
+pub fn random_playout<R: rand::Rng>(
+    rules: &Rules,
+    mut s: State,
+    plies: u32,
+    rng: &mut R,
+    window: &mut Vec<PositionKey>,
+) -> State {
+    let cycles = rules.cycle != CycleRule::Ignore;
+    let mut played = 0;
+    while !s.is_over() && played < plies {
+        let h = random_bit(rng, s.legal_mask(rules));
+        let info = s.apply_unchecked(rules, h);
+        played += 1;
+        if cycles && !s.is_over() {
+            if info.any_captured > 0 {
+                window.clear();
+            } else if window.contains(&s.key()) && s.repetition_ends(rules) {
+                s.end_by_repetition(rules);
+                break;
+            }
+            window.push(s.key());
+        }
+    }
+    s
 }
 
 impl LeafEvaluator for PlayoutEvaluator {
