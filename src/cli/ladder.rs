@@ -7,8 +7,10 @@ use awale::train::ladder::{run_ladder, LadderConfig};
 
 const AFTER_HELP: &str = "\
 Rates the generations that `awale train` keeps every checkpoint.generations_every iterations
-(RUN/generations/gen-NNNNNN.ckpt) of one or more runs, and the anchor agents, on one Elo scale:
-maximum likelihood with 95% intervals, the first anchor at 0 (else the first generation).
+(RUN/generations/gen-NNNNNN.ckpt) of one or more runs, or that a PyTorch run keeps
+(RUN/generations/gen-NNNNNN.safetensors, training/az_torch.py), and the anchor agents, on one
+Elo scale: maximum likelihood with 95% intervals, the first anchor at 0 (else the first
+generation).
 
 Pairings grow linearly with the generations: each generation plays the next two of its run and
 every anchor, and the anchors play each other (without anchors, generation i of each run also
