@@ -285,6 +285,20 @@ impl Search {
         self.history = None;
     }
 
+    /// Sets the simulation budget of the search under way: raised, the search goes on; lowered
+    /// to the simulations done, [`Search::next_leaf`] returns `None`. Raising it by one before
+    /// each [`Search::next_leaf`] runs one simulation per call, so that a caller with a clock
+    /// reads it before every simulation, those that end in a finished game inside the tree
+    /// included (a solved endgame makes nothing but those). For PUCT and UCT, whose choices do
+    /// not depend on the budget; Gumbel's visit schedule follows it. A root with a single legal
+    /// action keeps its budget of 0.
+    pub fn set_budget(&mut self, budget: u32) {
+        if self.root_evaluated && self.nodes[0].legal.count_ones() <= 1 {
+            return;
+        }
+        self.budget = budget;
+    }
+
     /// Simulations done.
     pub fn simulations(&self) -> u32 {
         self.sims

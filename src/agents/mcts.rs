@@ -255,12 +255,28 @@ impl Mcts {
         search.set_history(history);
         search.start(root, self.cfg.sims, false, 0.0);
         // The root's own evaluation counts no simulation: at least one simulation follows it.
-        while let Some(leaf) = search.next_leaf(&mut self.rng) {
+        // Against a clock, one simulation per `next_leaf`: it reads the clock before each one,
+        // the simulations that end in a finished game inside the tree included (`next_leaf` runs
+        // those without returning, and in a solved endgame there is nothing else). The tree is
+        // the same as with the whole budget at once (UCT does not look at the budget).
+        loop {
+            let done = search.simulations();
+            if let Some(d) = deadline {
+                if done > 0 && Instant::now() >= d {
+                    break;
+                }
+                search.set_budget((done + 1).min(self.cfg.sims));
+            }
+            let Some(leaf) = search.next_leaf(&mut self.rng) else {
+                // A step that ended in a finished game: the search goes on while it moves.
+                let (now, step) = (search.simulations(), deadline.is_some());
+                if step && now > done && now < self.cfg.sims {
+                    continue;
+                }
+                break;
+            };
             playouts.evaluate(&[leaf], &mut self.evals);
             search.deliver(&self.evals[0], &mut self.rng);
-            if search.simulations() > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-                break;
-            }
         }
         let r = search.result();
         let children = (0..rules.houses as usize)
