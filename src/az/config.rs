@@ -409,7 +409,7 @@ impl TrainConfig {
     /// runs them.
     ///
     /// ```
-    /// use awale::train::TrainConfig;
+    /// use awale::az::TrainConfig;
     /// assert_eq!(TrainConfig::builtin("tiny").unwrap().name, "tiny");
     /// assert!(TrainConfig::builtin("training/tiny.toml").is_none());
     /// ```
