@@ -49,13 +49,13 @@ pub(crate) enum EvaluatorArg {
 }
 
 impl EvaluatorArg {
-    /// Reads `evaluate` for positions of `rules`: a callable, an `awale.Network`, `"uniform"`
-    /// or `"playout"`. `encoding` and `obs_scale` are the callable's input (refused with the
-    /// other kinds when they differ from the defaults).
+    /// Reads `evaluate` for positions of `rules` (None: any rules, a network's checked later):
+    /// a callable, an `awale.Network`, `"uniform"` or `"playout"`. `encoding` and `obs_scale`
+    /// are the callable's input (a network refuses an `encoding` other than its own).
     #[cfg_attr(not(feature = "train"), allow(unused_variables))]
     pub(crate) fn read(
         obj: &Bound<'_, PyAny>,
-        rules: &Rules,
+        rules: Option<&Rules>,
         encoding: Option<&str>,
         obs_scale: &str,
     ) -> PyResult<EvaluatorArg> {
@@ -65,7 +65,7 @@ impl EvaluatorArg {
         #[cfg(feature = "train")]
         if let Ok(net) = obj.cast::<super::network::PyNetwork>() {
             let core = net.get().core();
-            if !core.plays(rules) {
+            if let Some(rules) = rules.filter(|r| !core.plays(r)) {
                 return Err(PyValueError::new_err(format!(
                     "the network plays {}, not {rules}",
                     core.rules

@@ -384,7 +384,7 @@ pub(crate) fn search(
         Some(b) => count_arg("batch_size", b, 1, 1 << 24)? as usize,
     };
     let cfg = config_with(&rules, options, false)?;
-    let arg = EvaluatorArg::read(evaluate, &rules, encoding, obs_scale)?;
+    let arg = EvaluatorArg::read(evaluate, Some(&rules), encoding, obs_scale)?;
     let settings = SearchSettings::from_config(&cfg.search);
     let (results, evaluations, batches) = run_search(
         py,
@@ -439,7 +439,7 @@ impl PySelfPlay {
         let play_rules = cfg
             .rules()
             .map_err(|e| exceptions::ConfigError::new_err(e.to_string()))?;
-        let arg = EvaluatorArg::read(evaluate, &play_rules, encoding, obs_scale)?;
+        let arg = EvaluatorArg::read(evaluate, Some(&play_rules), encoding, obs_scale)?;
         let (encoding, scale) = arg.input(&play_rules);
         let settings = SelfPlaySettings::from_config(&cfg);
         Ok(PySelfPlay {
@@ -572,7 +572,7 @@ impl PySearchAgent {
     pub(crate) fn evaluator(&self, py: Python<'_>, rules: &Rules) -> PyResult<EvaluatorArg> {
         EvaluatorArg::read(
             self.evaluate.bind(py),
-            rules,
+            Some(rules),
             self.encoding.as_deref(),
             &self.obs_scale,
         )
@@ -597,23 +597,14 @@ impl PySearchAgent {
         let sims = count_arg("sims", sims, 1, u32::MAX as i64)? as u32;
         let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
         let cfg = config_with(&Rules::default(), options, false)?;
-        // The evaluator is read now for its errors (rules are checked at play).
-        let arg = EvaluatorArg::read(evaluate, &Rules::default(), encoding.as_deref(), obs_scale);
-        match arg {
-            Err(e) if !e.to_string().contains("the network plays") => return Err(e),
-            _ => {}
-        }
+        // Read now for its errors; a network's rules are checked when it plays.
+        let arg = EvaluatorArg::read(evaluate, None, encoding.as_deref(), obs_scale)?;
         let name = match name {
             Some(n) if n.trim().is_empty() => {
                 return Err(PyValueError::new_err("name must not be empty"))
             }
             Some(n) => n,
-            None => {
-                let what = EvaluatorArg::read(evaluate, &Rules::default(), None, obs_scale)
-                    .map(|a| a.name(py))
-                    .unwrap_or_else(|_| "network".into());
-                format!("search:{what},sims={sims}")
-            }
+            None => format!("search:{},sims={sims}", arg.name(py)),
         };
         Ok(PySearchAgent {
             evaluate: evaluate.clone().unbind(),
