@@ -83,6 +83,19 @@ fn raw_with(
     (status, body)
 }
 
+/// One GET; the status, the head (header names in lower case) and the body.
+fn raw_head(addr: SocketAddr, method: &str, path: &str) -> (u16, String, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, head.to_string(), body.to_string())
+}
+
 fn call(srv: &Server, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
     let bytes = body.map(|b| b.to_string()).unwrap_or_default();
     let (status, text) = raw(srv.addr, method, path, "application/json", bytes.as_bytes());
@@ -141,11 +154,40 @@ fn the_page_presets_and_agents_are_served() {
     let (status, page) = raw(srv.addr, "GET", "/", "text/plain", b"");
     assert_eq!(status, 200);
     assert!(page.contains("<svg id=\"board\""), "{page}");
-    for external in ["src=\"http", "href=\"http", "url(http", "@import", "<link"] {
+    for external in ["src=\"http", "href=\"http", "url(http", "@import", "src=\"//"] {
         assert!(
             !page.contains(external),
             "no external resources: {external}"
         );
+    }
+    // No inline code (the Content-Security-Policy allows none): the script and the style
+    // come from this server.
+    for inline in ["<script>", "<style", " style=", " onclick=", " onload=", "javascript:"] {
+        assert!(!page.contains(inline), "inline code: {inline}");
+    }
+    assert!(page.contains("<script src=\"/page.js\">"), "{page}");
+    assert!(page.contains("href=\"/page.css\""), "{page}");
+    for (path, ctype, needle) in [
+        ("/page.js", "text/javascript", "function "),
+        ("/page.css", "text/css", "body {"),
+    ] {
+        let (status, head, body) = raw_head(srv.addr, "GET", path);
+        assert_eq!(status, 200, "{path}");
+        assert!(head.contains(&format!("content-type: {ctype}")), "{path}: {head}");
+        assert!(body.contains(needle), "{path}");
+    }
+    // Security headers on the page and on every answer, errors included.
+    for path in ["/", "/api/presets", "/api/nothing"] {
+        let (_, head, _) = raw_head(srv.addr, "GET", path);
+        for h in [
+            "content-security-policy: default-src 'none'; script-src 'self'; style-src 'self';",
+            "frame-ancestors 'none'",
+            "x-frame-options: DENY",
+            "x-content-type-options: nosniff",
+            "referrer-policy: no-referrer",
+        ] {
+            assert!(head.contains(h), "{path}: no {h} in {head}");
+        }
     }
     let (status, v) = call(&srv, "GET", "/api/presets", None);
     assert_eq!(status, 200);
@@ -597,7 +639,11 @@ fn clients_cannot_choose_the_servers_resources() {
 fn networks_only_by_name_from_the_operators_folder() {
     let dir = std::env::temp_dir().join(format!("awale-serve-nets-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("broken.ckpt"), b"not a checkpoint").unwrap();
+    // A checkpoint's first bytes and then nonsense: listed (it looks like a network) and
+    // refused when loaded; the run folder's other files are not networks.
+    std::fs::write(dir.join("broken.ckpt"), b"AWALECKP but not a checkpoint").unwrap();
+    std::fs::write(dir.join("config.toml"), b"[search]\n").unwrap();
+    std::fs::write(dir.join("metrics.jsonl"), b"{}\n").unwrap();
     let srv = serve(&["--networks", dir.to_str().unwrap()]);
     let (_, v) = call(&srv, "GET", "/api/agents", None);
     assert_eq!(v["networks"], json!(["broken.ckpt"]), "{v}");
@@ -609,6 +655,11 @@ fn networks_only_by_name_from_the_operators_folder() {
             "nn:path=missing.ckpt",
             400,
             "no network named 'missing.ckpt'",
+        ),
+        (
+            "nn:path=config.toml",
+            400,
+            "no network named 'config.toml'",
         ),
         ("nn:path=broken.ckpt", 400, "seat 1"),
     ] {
@@ -874,5 +925,5 @@ fn the_openapi_document_lists_exactly_the_routes_served() {
         let (status, _) = call(&srv, method, path, None);
         assert!(status == 404 || status == 405, "{method} {path}: {status}");
     }
-    assert_eq!(operations.len(), 12, "{operations:?}");
+    assert_eq!(operations.len(), 14, "{operations:?}");
 }

@@ -33,6 +33,11 @@ pub struct LayerIndex {
 }
 
 impl LayerIndex {
+    /// Bytes this index holds (its table of counts).
+    pub fn memory_bytes(&self) -> usize {
+        self.below.len() * std::mem::size_of::<u64>()
+    }
+
     /// The index of the boards of `pits` pits (at most 16) holding exactly `seeds` seeds.
     pub fn new(pits: usize, seeds: usize) -> LayerIndex {
         assert!((1..=16).contains(&pits), "1 to 16 pits");

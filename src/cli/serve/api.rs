@@ -8,18 +8,22 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{middleware, Json, Router};
 use serde_json::{json, Value};
 
-use super::error::ApiError;
+use super::body::read_body;
+use super::error::{json_errors, ApiError};
 use super::games::{delete_game, get_game, hint, new_game, person_move, undo};
-use super::guard::{guard, Access};
+use super::guard::{guard, security_headers, Access};
 use super::replay::replay;
 use super::session::AppState;
 use super::thinking::agent_move;
 
-/// The page, compiled in.
+/// The page, compiled in: its HTML, script and style (three files, so that the page's
+/// Content-Security-Policy allows no inline code).
 pub(super) const PAGE: &str = include_str!("page.html");
+pub(super) const PAGE_JS: &str = include_str!("page.js");
+pub(super) const PAGE_CSS: &str = include_str!("page.css");
 /// The API's OpenAPI document (`GET /api/openapi.json`), compiled in; `tests/serve.rs` checks
 /// it against the routes and schemathesis checks the answers against it.
 pub(super) const OPENAPI: &str = include_str!("openapi.json");
@@ -27,6 +31,8 @@ pub(super) const OPENAPI: &str = include_str!("openapi.json");
 pub(super) const BODY_LIMIT: usize = 64 * 1024;
 /// Largest `/api/replay` body: a tournament file of a few thousand games.
 pub(super) const REPLAY_LIMIT: usize = 16 * 1024 * 1024;
+/// Largest `/api/replay` answer (its JSON): a replay that would write more is refused with 413.
+pub(super) const REPLAY_ANSWER: usize = 32 * 1024 * 1024;
 /// Games of one `/api/replay` answer at most.
 pub(super) const REPLAY_GAMES: usize = 2000;
 
@@ -34,23 +40,32 @@ pub(super) const REPLAY_GAMES: usize = 2000;
 pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
     Router::new()
         .route("/", get(page))
+        .route("/page.js", get(page_js))
+        .route("/page.css", get(page_css))
         .route("/api/openapi.json", get(openapi))
         .route("/api/presets", get(presets))
         .route("/api/agents", get(agents))
-        .route("/api/games", post(new_game))
+        .route("/api/games", post(new_game).layer(middleware::from_fn(read_body)))
         .route("/api/games/{id}", get(get_game).delete(delete_game))
-        .route("/api/games/{id}/move", post(person_move))
+        .route(
+            "/api/games/{id}/move",
+            post(person_move).layer(middleware::from_fn(read_body)),
+        )
         .route("/api/games/{id}/agent-move", post(agent_move))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/hint", get(hint))
         .route(
             "/api/replay",
-            post(replay).layer(DefaultBodyLimit::max(REPLAY_LIMIT)),
+            post(replay).layer(middleware::from_fn(read_body)),
         )
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(access, guard))
+        // The routes that take a body read it whole (within its limit and time) in
+        // `read_body`, after the access checks; the others never read one.
+        .layer(DefaultBodyLimit::max(REPLAY_LIMIT))
+        .layer(middleware::from_fn_with_state(access, guard))
+        .layer(middleware::map_response_with_state(state.clone(), json_errors))
+        .layer(middleware::map_response(security_headers))
         .with_state(state)
 }
 
@@ -63,6 +78,26 @@ async fn wrong_method() -> ApiError {
 
 async fn page() -> impl IntoResponse {
     ([(header::CACHE_CONTROL, "no-store")], Html(PAGE))
+}
+
+async fn page_js() -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        PAGE_JS,
+    )
+}
+
+async fn page_css() -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        PAGE_CSS,
+    )
 }
 
 async fn openapi() -> impl IntoResponse {
@@ -113,6 +148,10 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
         "tablebase": app.policy.tablebase.is_some(),
         "networks": app.policy.network_names(),
         "move_time_ms": app.move_time.as_millis() as u64,
+        "memory_used_mb": {
+            "games": app.games_mb(),
+            "tables": app.tables_mb(),
+        },
         "limits": {
             "time_ms": lim.time_ms,
             "depth": lim.depth,
@@ -120,6 +159,9 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
             "tt_mb": lim.tt_mb,
             "memory_mb": lim.memory_mb,
             "thinking": lim.thinking,
+            "plies": lim.plies,
+            "client_games": lim.client_games,
+            "relay_cap": super::policy::MAX_RELAY_CAP,
         },
     }))
 }

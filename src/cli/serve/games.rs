@@ -1,9 +1,10 @@
 //! The games' routes: create, read, delete, a person's move, undo and hint.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
@@ -29,8 +30,29 @@ pub(super) struct NewGame {
     position: Option<String>,
     /// One entry per seat: `"human"` (or `"person"`) or an agent spec.
     seats: Vec<String>,
-    /// Seed of the agents' random choices and of a random first player.
+    /// Seed of the agents' random choices and of a random first player: a whole number,
+    /// written `7` or `7.0` (JSON Schema's integers).
+    #[serde(default, deserialize_with = "whole_number")]
     seed: Option<u64>,
+}
+
+/// An optional whole number from 0 to 2^64 - 1: JSON's `7` or `7.0` (a number with no
+/// fraction is an integer to JSON Schema, hence to the OpenAPI document); `7.5`, `-1` and
+/// `1e30` are refused.
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let v = Option::<serde_json::Number>::deserialize(d)?;
+    let Some(n) = v else {
+        return Ok(None);
+    };
+    if let Some(u) = n.as_u64() {
+        return Ok(Some(u));
+    }
+    match n.as_f64() {
+        Some(f) if f.fract() == 0.0 && (0.0..18446744073709551616.0).contains(&f) => Ok(Some(f as u64)),
+        _ => Err(serde::de::Error::custom(format!(
+            "seed: {n} is not a whole number from 0 to 18446744073709551615"
+        ))),
+    }
 }
 
 fn default_rules() -> String {
@@ -47,6 +69,7 @@ fn admit(app: &AppState, spec: &AgentSpec) -> ApiResult<Admitted> {
 
 pub(super) async fn new_game(
     State(app): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     body: Result<Json<NewGame>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let Json(req) = body?;
@@ -55,14 +78,14 @@ pub(super) async fn new_game(
         Some(text) => {
             let (rules, state) = awale::notation::parse_position(text)
                 .map_err(|e| ApiError::bad(format!("position: {e}")))?;
-            Game::from_state(rules, state)
+            Game::from_state(app.policy.admit_rules(rules)?, state)
         }
         None => {
             let rules: Rules = req
                 .rules
                 .parse()
                 .map_err(|e| ApiError::bad(format!("rules: {e}")))?;
-            Game::with_seed(rules, seed)
+            Game::with_seed(app.policy.admit_rules(rules)?, seed)
         }
     };
     let rules = *game.rules();
@@ -90,6 +113,14 @@ pub(super) async fn new_game(
         };
         let admitted =
             admit(&app, spec).map_err(|e| ApiError(e.0, format!("seat {i}: {}", e.1)))?;
+        // Tables are opened (and counted against --memory-mb) by the server, once for every
+        // game whose rules they answer for; the agent then shares them.
+        let tables = admitted.spec.kind == "perfect" || admitted.spec.get("tb").is_some();
+        if tables && app.table(&rules).is_none() {
+            return Err(ApiError::forbidden(format!(
+                "seat {i}: this server has no endgame tables for '{rules}' (or no room for them within --memory-mb)"
+            )));
+        }
         memory_mb += admitted.memory_mb;
         // Checked before the agent is built (its table is allocated then).
         if memory_mb > app.policy.limits.memory_mb {
@@ -119,10 +150,11 @@ pub(super) async fn new_game(
         thinking: false,
         last: None,
         error: None,
+        stop: None,
         memory_mb,
     };
     let view = view(&app, "", &session);
-    let id = app.insert(session);
+    let id = app.insert(session, peer.ip());
     let mut view = view;
     view["id"] = json!(id);
     Ok((StatusCode::CREATED, Json(view)))

@@ -6,6 +6,8 @@
 //! position, the legal moves and the result; the page only draws them.
 
 mod api;
+mod body;
+mod conn;
 mod error;
 mod games;
 mod guard;
@@ -79,9 +81,27 @@ pub struct Args {
     /// lists them). Without it, `nn` seats are refused.
     #[arg(long, value_name = "DIR")]
     pub networks: Option<PathBuf>,
-    /// Games kept in memory; the least recently used is dropped beyond it.
+    /// Games kept in memory; beyond it the least recently used game of the client holding
+    /// the most games is dropped.
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub max_games: usize,
+    /// Games one client (address) keeps at once; its own least recently used goes beyond it.
+    #[arg(long, default_value_t = policy::DEFAULT_CLIENT_GAMES, value_name = "N")]
+    pub max_client_games: usize,
+    /// Longest game in plies: a rules spec without `max_plies` gets this one, a larger one is
+    /// refused; replays of longer games too.
+    #[arg(long, default_value_t = policy::DEFAULT_PLIES, value_name = "N")]
+    pub max_plies: u32,
+    /// Connections open at once, all clients together; more get 503.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub max_connections: usize,
+    /// Connections open at once from one client address; more get 503.
+    #[arg(long, default_value_t = 32, value_name = "N")]
+    pub max_client_connections: usize,
+    /// Most time for a request's headers to arrive, for an idle connection to start its next
+    /// request, and for a stalled answer to be read again; then the connection is closed.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub idle_timeout_ms: u64,
     /// Deepest search a client may ask for (`alphabeta:depth`, `perfect:fallback_depth`).
     #[arg(long, default_value_t = policy::DEFAULT_DEPTH, value_name = "D")]
     pub max_depth: u64,
@@ -118,14 +138,29 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.move_time_ms == 0 {
         return Err("--move-time-ms must be at least 1".into());
     }
-    for (flag, dir) in [
-        ("--networks", &args.networks),
-        ("--tablebase", &args.tablebase),
+    for (flag, n) in [
+        ("--max-client-games", args.max_client_games),
+        ("--max-plies", args.max_plies as usize),
+        ("--max-connections", args.max_connections),
+        ("--max-client-connections", args.max_client_connections),
+        ("--idle-timeout-ms", args.idle_timeout_ms as usize),
     ] {
-        if let Some(dir) = dir {
-            policy::check_folder(flag, dir)?;
+        if n == 0 {
+            return Err(format!("{flag} must be at least 1").into());
         }
     }
+    // The folders as absolute paths with no link or `..` in them: the paths the server's
+    // errors would name, scrubbed from every answer.
+    let networks = args
+        .networks
+        .as_deref()
+        .map(|d| policy::check_folder("--networks", d))
+        .transpose()?;
+    let tablebase = args
+        .tablebase
+        .as_deref()
+        .map(|d| policy::check_folder("--tablebase", d))
+        .transpose()?;
     if args.token.as_ref().is_some_and(|t| t.len() < 16) {
         return Err("--token must have at least 16 characters".into());
     }
@@ -139,11 +174,18 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             0 => policy::default_thinking(),
             n => n,
         },
+        plies: args.max_plies,
+        client_games: args.max_client_games,
     };
     let policy = policy::Policy {
         limits,
-        networks: args.networks.clone(),
-        tablebase: args.tablebase.clone(),
+        networks,
+        tablebase,
+    };
+    let connections = conn::ConnLimits {
+        total: args.max_connections,
+        per_client: args.max_client_connections,
+        idle: std::time::Duration::from_millis(args.idle_timeout_ms),
     };
     let access = Arc::new(guard::Access::new(
         args.host,
@@ -185,7 +227,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
         let _ = out.flush();
         drop(out);
-        axum::serve(listener, api::router(state, access)).await?;
+        conn::serve(listener, api::router(state, access), connections).await?;
         Ok::<(), Box<dyn std::error::Error>>(())
     })
 }

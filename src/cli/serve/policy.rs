@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use awale::agents::AgentSpec;
+use awale::{Rules, Sowing};
 
 use super::error::{ApiError, ApiResult};
 
@@ -36,6 +37,12 @@ pub struct Limits {
     pub memory_mb: u64,
     /// Agents (and hints) thinking at once; more answer 503.
     pub thinking: usize,
+    /// Longest game in plies (`--max-plies`): every game ends there at the latest (the rules
+    /// option `max_plies`), every replayed game has at most this many moves.
+    pub plies: u32,
+    /// Games one client address keeps at once (`--max-client-games`): its own least recently
+    /// used game goes beyond it, never another client's.
+    pub client_games: usize,
 }
 
 /// The limits' defaults, which the `--max-*` flags of `awale serve` show too.
@@ -44,6 +51,11 @@ pub(super) const DEFAULT_DEPTH: u64 = 20;
 pub(super) const DEFAULT_SIMS: u64 = 100_000;
 pub(super) const DEFAULT_TT_MB: u64 = 64;
 pub(super) const DEFAULT_MEMORY_MB: u64 = 1024;
+pub(super) const DEFAULT_PLIES: u32 = 2000;
+pub(super) const DEFAULT_CLIENT_GAMES: usize = 32;
+/// The most relay sowings in one move a rules spec may ask for (`relay_cap`; the relay
+/// presets use 200): a move's cost grows with it.
+pub(super) const MAX_RELAY_CAP: u16 = 200;
 
 /// One thinking turn per core (the default of `--max-thinking`).
 pub(super) fn default_thinking() -> usize {
@@ -59,6 +71,8 @@ impl Default for Limits {
             tt_mb: DEFAULT_TT_MB,
             memory_mb: DEFAULT_MEMORY_MB,
             thinking: default_thinking(),
+            plies: DEFAULT_PLIES,
+            client_games: DEFAULT_CLIENT_GAMES,
         }
     }
 }
@@ -126,6 +140,10 @@ impl Policy {
                     cap(number()?, lim.depth, "--max-depth")?;
                     value.clone()
                 }
+                ("mcts", "playout_plies") => {
+                    cap(number()?, lim.plies as u64, "--max-plies")?;
+                    value.clone()
+                }
                 ("mcts" | "nn", "sims") => {
                     cap(number()?, lim.sims, "--max-sims")?;
                     value.clone()
@@ -168,6 +186,32 @@ impl Policy {
         })
     }
 
+    /// The rules a game of this server is played under: `rules` with the server's ply limit
+    /// where it sets none (`max_plies=0`), refused (403) where it asks for more than the
+    /// server's limits (`max_plies` over `--max-plies`, `relay_cap` over [`MAX_RELAY_CAP`]; the
+    /// engine itself allows at most 255 seeds): every game, and every move of it, stays
+    /// bounded whatever its capture and cycle rules.
+    pub(super) fn admit_rules(&self, rules: Rules) -> ApiResult<Rules> {
+        let lim = &self.limits;
+        let mut rules = rules;
+        if rules.max_plies > lim.plies {
+            return Err(ApiError::forbidden(format!(
+                "max_plies={} is over this server's limit of {} plies a game (the operator raises it with --max-plies)",
+                rules.max_plies, lim.plies
+            )));
+        }
+        if rules.max_plies == 0 {
+            rules.max_plies = lim.plies;
+        }
+        if rules.sowing == Sowing::Relay && rules.relay_cap > MAX_RELAY_CAP {
+            return Err(ApiError::forbidden(format!(
+                "relay_cap={} is over this server's limit of {MAX_RELAY_CAP}",
+                rules.relay_cap
+            )));
+        }
+        Ok(rules)
+    }
+
     /// The file of network `name` in `--networks`.
     fn network(&self, name: &str) -> ApiResult<String> {
         let Some(dir) = &self.networks else {
@@ -181,7 +225,7 @@ impl Policy {
             )));
         }
         let file = dir.join(name);
-        if !file.is_file() {
+        if !is_network_file(&file) {
             return Err(ApiError::bad(format!(
                 "path: no network named '{name}' (GET /api/agents lists them)"
             )));
@@ -228,13 +272,30 @@ impl Policy {
             .into_iter()
             .flatten()
             .flatten()
-            .filter(|e| e.path().is_file())
+            .take(MAX_LISTED)
+            .filter(|e| is_network_file(&e.path()))
             .filter_map(|e| e.file_name().into_string().ok())
             .filter(|n| is_plain_name(n))
             .collect();
         names.sort();
         names
     }
+}
+
+/// Entries of `--networks` looked at, at most, to list its networks.
+const MAX_LISTED: usize = 4096;
+
+/// Whether `path` is a network file: a checkpoint (`awale train`) or a network in
+/// safetensors (`awale network export`, `awale.torch.save`), told by its first bytes (the
+/// other files of a run folder, `config.toml`, `metrics.jsonl`…, are not networks).
+fn is_network_file(path: &Path) -> bool {
+    use std::io::Read;
+    if !path.is_file() {
+        return false;
+    }
+    let mut head = [0u8; 9];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    read.is_ok() && (&head[..8] == awale::az::checkpoint::MAGIC || head[8] == b'{')
 }
 
 /// A file name with no folder in it: letters, digits, `.`, `_`, `-`, not starting with `.`.
@@ -247,12 +308,13 @@ fn is_plain_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-/// Whether `dir` exists as a folder (checked at start, so an operator's typo fails early).
-pub(super) fn check_folder(flag: &str, dir: &Path) -> Result<(), String> {
-    if dir.is_dir() {
-        Ok(())
-    } else {
-        Err(format!("{flag} {}: not a folder", dir.display()))
+/// `dir` as an absolute path without links or `..` (checked at start, so an operator's typo
+/// fails early): the form every path the server builds in it takes, and the one scrubbed
+/// from answers.
+pub(super) fn check_folder(flag: &str, dir: &Path) -> Result<PathBuf, String> {
+    match dir.canonicalize() {
+        Ok(d) if d.is_dir() => Ok(d),
+        _ => Err(format!("{flag} {}: not a folder", dir.display())),
     }
 }
 
@@ -298,7 +360,8 @@ mod tests {
     fn files_only_by_name_in_the_operator_folders() {
         let dir = std::env::temp_dir().join(format!("awale-policy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("net.ckpt"), b"x").unwrap();
+        std::fs::write(dir.join("net.ckpt"), b"AWALECKP and the rest").unwrap();
+        std::fs::write(dir.join("config.toml"), b"[search]\nsims = 8\n").unwrap();
         let mut p = policy();
         for text in [
             "nn:path=/etc/passwd",
@@ -319,6 +382,8 @@ mod tests {
         ] {
             assert_eq!(admit(&p, text).err().unwrap().0.as_u16(), 403, "{text}");
         }
+        // A file of the folder that is no network is no network name either.
+        assert_eq!(admit(&p, "nn:path=config.toml").err().unwrap().0.as_u16(), 400);
         let missing = admit(&p, "nn:path=other.ckpt").err().unwrap();
         assert_eq!(missing.0.as_u16(), 400);
         assert!(

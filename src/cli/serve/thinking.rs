@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use awale::agents::{Agent, Turn};
+use awale::agents::{Agent, StopSignal, Turn};
 use awale::notation::{format_move, player_name};
 
 use super::error::{ApiError, ApiResult};
@@ -33,6 +33,9 @@ pub(super) async fn agent_move(
     } else {
         None
     };
+    // This move's stop signal: raised at the move time (below), or when the game is deleted or
+    // dropped; the agent then plays its best move so far.
+    let stop = StopSignal::new();
     let (mut agent, game, spec) = {
         let mut s = lock(&session);
         if s.thinking {
@@ -53,23 +56,26 @@ pub(super) async fn agent_move(
             }
             Seat::Agent { costly: true, .. } if permit.is_none() => {
                 // The game changed between the first look and now: ask again.
-                return Err(ApiError(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the game changed while waiting for a turn to think: ask again".into(),
+                return Err(ApiError::busy(
+                    "the game changed while waiting for a turn to think: ask again",
                 ));
             }
             Seat::Agent { spec, agent, .. } => {
                 let spec = spec.clone();
-                let agent = agent
+                let mut agent = agent
                     .take()
                     .expect("an agent that is not thinking is in its seat");
+                agent.set_stop(stop.clone());
                 s.thinking = true;
+                s.stop = Some(stop.clone());
                 (agent, game, spec)
             }
         }
     };
     let worker = {
         let session = session.clone();
+        let policy = app.policy.clone();
+        let scrub = move |text: &str| policy.scrub(text);
         tokio::task::spawn_blocking(move || {
             // Held while the agent thinks, even after the request has answered 202.
             let _permit = permit;
@@ -89,6 +95,7 @@ pub(super) async fn agent_move(
             let thoughts = agent.thoughts();
             let mut s = lock(&session);
             s.thinking = false;
+            s.stop = None;
             if let Seat::Agent { agent: slot, .. } = &mut s.seats[mover] {
                 *slot = Some(agent);
             }
@@ -104,12 +111,21 @@ pub(super) async fn agent_move(
                     });
                     s.error = None;
                 }
-                Err(e) => s.error = Some(format!("{spec}: {e}")),
+                Err(e) => s.error = Some(scrub(&format!("{spec}: {e}"))),
             }
         })
     };
-    let wait = app.move_time + Duration::from_secs(1);
-    match tokio::time::timeout(wait, worker).await {
+    // The agent's own clock ends its move at the move time; the stop signal ends it there too
+    // (an agent whose spec has no clock, or one that overran); a request waits one more
+    // second for the move, then answers 202 (the page asks again).
+    // The watchdog is a task of its own: it fires even when this request is gone (a client
+    // that hung up); raising a finished move's signal does nothing.
+    let move_time = app.move_time;
+    tokio::spawn(async move {
+        tokio::time::sleep(move_time).await;
+        stop.stop();
+    });
+    match tokio::time::timeout(move_time + Duration::from_secs(1), worker).await {
         Err(_) => {
             let s = lock(&session);
             Ok((StatusCode::ACCEPTED, Json(view(&app, &id, &s))).into_response())

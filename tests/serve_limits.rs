@@ -1,0 +1,557 @@
+//! `awale serve` against a hostile token holder and an idle peer: each reproduction of the
+//! issue "every cost bounded" as a short request to the binary, checked refused or bounded,
+//! with the process alive afterwards, its memory under `--memory-mb` plus [`RSS_MARGIN_MB`],
+//! every move within the move time + 100 ms, and cheap requests answered quickly throughout
+//! (p99 under 50 ms, measured by a probe that runs beside each attack).
+//!
+//! The tests run one at a time (they measure time and memory), each in a few seconds.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// Memory the server may hold besides `--memory-mb` (its code, buffers, one replay's body and
+/// answer): the margin docs/play.md states.
+const RSS_MARGIN_MB: u64 = 160;
+
+/// One test at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_awale"))
+            .args(["serve", "--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("awale serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("awale serve: listening on http://")
+            .unwrap_or_else(|| panic!("first line: {line:?}"));
+        let addr = url.trim_end_matches('/').parse().unwrap();
+        Server { child, addr }
+    }
+
+    /// The server's resident memory in MiB (Linux), and that it is still running.
+    fn rss_mb(&mut self) -> u64 {
+        assert!(
+            self.child.try_wait().unwrap().is_none(),
+            "the server died"
+        );
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap();
+        kb / 1024
+    }
+
+    fn alive_under(&mut self, memory_mb: u64) {
+        let rss = self.rss_mb();
+        assert!(
+            rss <= memory_mb + RSS_MARGIN_MB,
+            "RSS {rss} MiB over --memory-mb {memory_mb} + {RSS_MARGIN_MB}"
+        );
+        let (status, _) = call(self.addr, "GET", "/api/presets", None);
+        assert_eq!(status, 200, "the server answers");
+    }
+}
+
+/// A connection from loopback address `from` (127.0.0.1, 127.0.0.2…): two clients.
+fn connect_from(from: [u8; 4], to: SocketAddr) -> TcpStream {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    s.bind(&SocketAddr::from((from, 0)).into()).unwrap();
+    s.connect(&to.into()).unwrap();
+    let s: TcpStream = s.into();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s
+}
+
+/// One request (`Connection: close`) from `from`; the status, the head and the body.
+fn request_from(
+    from: [u8; 4],
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    ctype: &str,
+    body: &[u8],
+) -> (u16, String, String) {
+    let mut s = connect_from(from, addr);
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    (status, head.to_lowercase(), body.to_string())
+}
+
+fn call_from(from: [u8; 4], addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let bytes = body.map(|b| b.to_string()).unwrap_or_default();
+    let (status, _, text) =
+        request_from(from, addr, method, path, "application/json", bytes.as_bytes());
+    let v = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text:?}"))
+    };
+    (status, v)
+}
+
+fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    call_from([127, 0, 0, 1], addr, method, path, body)
+}
+
+fn error_of(v: &Value) -> &str {
+    v["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error in {v}"))
+}
+
+/// Cheap requests (`GET /api/presets`) in a loop beside an attack: their times.
+struct Probe {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Vec<Duration>>,
+}
+
+impl Probe {
+    fn start(addr: SocketAddr) -> Probe {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut times = Vec::new();
+            while !flag.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                // From a client address of its own: the probe is another user.
+                let (status, _) = call_from([127, 0, 0, 9], addr, "GET", "/api/presets", None);
+                times.push(t.elapsed());
+                assert_eq!(status, 200);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            times
+        });
+        Probe { stop, thread }
+    }
+
+    /// Stops the probe and checks its p99.
+    fn check(self, what: &str) {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut times = self.thread.join().expect("the probe ran");
+        assert!(times.len() >= 5, "{what}: {} probes", times.len());
+        times.sort();
+        let p99 = times[(times.len() * 99).div_ceil(100) - 1];
+        assert!(
+            p99 < Duration::from_millis(50),
+            "{what}: the cheap requests' p99 is {p99:?} over {} probes",
+            times.len()
+        );
+    }
+}
+
+/// Random legal moves under `rules` from the start, `plies` of them (or to the end).
+fn long_record(rules: &str, plies: usize, seed: u64) -> awale::notation::GameRecord {
+    let rules: awale::Rules = rules.parse().unwrap();
+    let mut game = awale::Game::with_seed(rules, seed);
+    let mut x = seed | 1;
+    while game.moves().len() < plies && !game.is_over() {
+        let legal = game.legal_moves();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        game.apply(legal[(x % legal.len() as u64) as usize]).unwrap();
+    }
+    awale::notation::GameRecord::from_game(&game)
+}
+
+const ENDLESS: &str = "abapa:capture=200-200,cycle=ignore,max_plies=2000000";
+
+#[test]
+fn replays_are_bounded_in_plies_and_answer_size() {
+    let _one = serial();
+    let mut srv = Server::start(&["--memory-mb", "64"]);
+    let probe = Probe::start(srv.addr);
+    // The issue's record: a game of 200,000 plies (1 MB of JSON) under endless rules.
+    let record = long_record(ENDLESS, 200_000, 1);
+    let line = json!({"record": record, "seats": ["random", "random"]}).to_string();
+    assert!(line.len() > 500_000, "{}", line.len());
+    let t = Instant::now();
+    let (status, _, body) = request_from(
+        [127, 0, 0, 1],
+        srv.addr,
+        "POST",
+        "/api/replay",
+        "text/plain",
+        line.as_bytes(),
+    );
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("--max-plies"), "{body}");
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    // Many games within the ply limit whose frames together would pass the answer's limit
+    // (about 1,000 × 2,000 frames): refused once the answer reaches it.
+    let game = long_record(ENDLESS.replace("2000000", "2000").as_str(), 2000, 2);
+    let line = json!({"record": game, "seats": ["random", "random"]}).to_string();
+    let file = vec![line.as_str(); 1000].join("\n");
+    assert!(file.len() < 16 << 20, "{}", file.len());
+    let (status, _, body) = request_from(
+        [127, 0, 0, 1],
+        srv.addr,
+        "POST",
+        "/api/replay",
+        "text/plain",
+        file.as_bytes(),
+    );
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("answer"), "{body}");
+    srv.alive_under(64);
+    // A body over the limit: 413 as JSON, before it is read; text that is not UTF-8: 400 as JSON.
+    let (status, head, body) = request_from(
+        [127, 0, 0, 1],
+        srv.addr,
+        "POST",
+        "/api/replay",
+        "text/plain",
+        &vec![b'x'; (16 << 20) + 1],
+    );
+    assert_eq!(status, 413, "{body}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    assert!(error_of(&serde_json::from_str(&body).unwrap()).contains("limit"));
+    let (status, head, body) = request_from(
+        [127, 0, 0, 1],
+        srv.addr,
+        "POST",
+        "/api/replay",
+        "text/plain",
+        b"[Rules \"abapa\"]\n\xff\xfe C\n",
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    assert!(!error_of(&serde_json::from_str(&body).unwrap()).is_empty());
+    probe.check("replays");
+    srv.alive_under(64);
+}
+
+#[test]
+fn rules_that_make_games_unbounded_are_refused_or_capped() {
+    let _one = serial();
+    let srv = Server::start(&["--max-plies", "500"]);
+    let new = |rules: &str, seats: Value| {
+        call(srv.addr, "POST", "/api/games", Some(json!({"rules": rules, "seats": seats})))
+    };
+    let people = json!(["human", "human"]);
+    let (status, v) = new("abapa:capture=200-200,cycle=ignore,max_plies=4294967295", people.clone());
+    assert_eq!(status, 403, "{v}");
+    assert!(error_of(&v).contains("--max-plies"), "{v}");
+    // A spec without a ply limit is played under the server's, which the game shows.
+    let (status, v) = new("abapa", people.clone());
+    assert_eq!(status, 201, "{v}");
+    assert_eq!(v["rules"], "abapa:max_plies=500", "{v}");
+    let (status, v) = new("abapa:capture=200-200,max_plies=300", people.clone());
+    assert_eq!(status, 201, "{v}");
+    assert_eq!(v["rules"], "abapa:capture=200-200,max_plies=300", "{v}");
+    // Relay sowing: at most 200 relays in one move (a move's cost grows with them).
+    let (status, v) = new("oware3:relay_cap=65535", json!(["human", "human", "human"]));
+    assert_eq!(status, 403, "{v}");
+    assert!(error_of(&v).contains("relay_cap"), "{v}");
+    // Agent options with no cap before: the playout length.
+    let (status, v) = new(
+        "abapa:capture=200-200,cycle=ignore,max_plies=500",
+        json!(["mcts:sims=1,playout_plies=1000000000", "human"]),
+    );
+    assert_eq!(status, 403, "{v}");
+    assert!(error_of(&v).contains("playout_plies"), "{v}");
+    // The limits are listed.
+    let (_, v) = call(srv.addr, "GET", "/api/agents", None);
+    assert_eq!(v["limits"]["plies"], 500, "{v}");
+    // seed: a whole number, written 1 or 1.0 (JSON Schema's integers); 1.5 is refused.
+    for (seed, want) in [(json!(1.0), 201), (json!(7), 201), (json!(1.5), 422), (json!(-1), 422)] {
+        let (status, v) = call(
+            srv.addr,
+            "POST",
+            "/api/games",
+            Some(json!({"seats": ["human", "random"], "seed": seed})),
+        );
+        assert_eq!(status, want, "seed {seed}: {v}");
+    }
+}
+
+/// Asks the agent of game `id` to move and waits for the move (202 answers repeat the
+/// request); the time from the first request to the move.
+fn timed_agent_move(addr: SocketAddr, id: &str) -> (Duration, Value) {
+    let t = Instant::now();
+    loop {
+        let (status, v) = call(addr, "POST", &format!("/api/games/{id}/agent-move"), None);
+        match status {
+            200 => return (t.elapsed(), v),
+            202 => continue,
+            _ => panic!("{status} {v}"),
+        }
+    }
+}
+
+#[test]
+fn every_agent_move_ends_within_the_move_time() {
+    let _one = serial();
+    let tables = std::env::temp_dir().join(format!("awale-limits-tb-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args(["tablebase", "build", "--max-seeds", "2", "--threads", "1", "--out"])
+        .arg(&tables)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut srv = Server::start(&[
+        "--move-time-ms",
+        "1000",
+        "--max-thinking",
+        "1",
+        "--tablebase",
+        tables.to_str().unwrap(),
+    ]);
+    let probe = Probe::start(srv.addr);
+    let slow_rules = "abapa:capture=200-200,cycle=ignore,max_plies=2000";
+    for (rules, agent) in [
+        (slow_rules, "mcts:sims=100000,playout_plies=2000"),
+        (slow_rules, "mcts:tree=classic,sims=100000,playout_plies=2000"),
+        (slow_rules, "alphabeta:depth=20"),
+        ("abapa", "perfect:fallback_depth=20"),
+    ] {
+        let (status, v) = call(
+            srv.addr,
+            "POST",
+            "/api/games",
+            Some(json!({"rules": rules, "seats": [agent, agent], "seed": 3})),
+        );
+        assert_eq!(status, 201, "{agent}: {v}");
+        let id = v["id"].as_str().unwrap().to_string();
+        let (took, v) = timed_agent_move(srv.addr, &id);
+        assert!(
+            took <= Duration::from_millis(1100),
+            "{agent}: the move took {took:?} against a move time of 1000 ms"
+        );
+        assert_eq!(v["moves"].as_array().unwrap().len(), 1, "{agent}: {v}");
+    }
+    probe.check("agents thinking");
+    srv.alive_under(1024);
+    std::fs::remove_dir_all(&tables).ok();
+}
+
+#[test]
+fn a_deleted_game_stops_its_thinking_at_once() {
+    let _one = serial();
+    let srv = Server::start(&["--move-time-ms", "5000", "--max-thinking", "1"]);
+    let (status, v) = call(
+        srv.addr,
+        "POST",
+        "/api/games",
+        Some(json!({
+            "rules": "abapa:capture=200-200,cycle=ignore,max_plies=2000",
+            "seats": ["mcts:sims=100000,playout_plies=2000", "human"],
+            "seed": 1
+        })),
+    );
+    assert_eq!(status, 201, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let addr = srv.addr;
+    let path = format!("/api/games/{id}/agent-move");
+    let thinker = std::thread::spawn(move || {
+        let t = Instant::now();
+        let (status, _) = call(addr, "POST", &path, None);
+        (status, t.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, _) = call(srv.addr, "DELETE", &format!("/api/games/{id}"), None);
+    assert_eq!(status, 204);
+    let (_, took) = thinker.join().unwrap();
+    assert!(
+        took < Duration::from_millis(800),
+        "the move went on {took:?} after its game was deleted at 300 ms"
+    );
+    // Its thinking permit is free again: another game's agent thinks at once.
+    let (_, v) = call(
+        srv.addr,
+        "POST",
+        "/api/games",
+        Some(json!({"seats": ["mcts:sims=200", "human"], "seed": 2})),
+    );
+    let id = v["id"].as_str().unwrap().to_string();
+    let (took, _) = timed_agent_move(srv.addr, &id);
+    assert!(took < Duration::from_millis(1000), "{took:?}");
+}
+
+#[test]
+fn tables_are_shared_across_specs_and_counted() {
+    let _one = serial();
+    let tables = std::env::temp_dir().join(format!("awale-limits-tb2-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args(["tablebase", "build", "--max-seeds", "2", "--threads", "1", "--out"])
+        .arg(&tables)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The folder given through a link and with `..`: no answer names it, in either form.
+    let link = tables.with_extension("link");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&tables, &link).unwrap();
+    let given = link.join("..").join(link.file_name().unwrap());
+    let mut srv = Server::start(&["--tablebase", given.to_str().unwrap(), "--memory-mb", "64"]);
+    for n in 1..=400 {
+        let (status, v) = call(
+            srv.addr,
+            "POST",
+            "/api/games",
+            Some(json!({"rules": format!("abapa:max_plies={n}"), "seats": ["human", "perfect"]})),
+        );
+        assert_eq!(status, 201, "{v}");
+    }
+    let (_, v) = call(srv.addr, "GET", "/api/agents", None);
+    // One table for the 400 specs (its memory rounded up to 1 MiB).
+    assert_eq!(v["memory_used_mb"]["tables"], 1, "{v}");
+    // Rules without tables: refused with a reason that names no folder.
+    let (status, v) = call(
+        srv.addr,
+        "POST",
+        "/api/games",
+        Some(json!({"rules": "wari", "seats": ["human", "perfect"]})),
+    );
+    assert_eq!(status, 403, "{v}");
+    let text = v.to_string();
+    for path in [&tables, &link, &given] {
+        assert!(!text.contains(path.to_str().unwrap()), "{text}");
+    }
+    assert!(!text.contains("awale-limits"), "{text}");
+    srv.alive_under(64);
+    std::fs::remove_file(&link).ok();
+    std::fs::remove_dir_all(&tables).ok();
+}
+
+#[test]
+fn idle_and_slow_connections_are_closed_and_capped() {
+    let _one = serial();
+    let srv = Server::start(&[
+        "--idle-timeout-ms",
+        "1000",
+        "--max-connections",
+        "24",
+        "--max-client-connections",
+        "8",
+    ]);
+    let probe = Probe::start(srv.addr);
+    // An idle connection, and one that sends a header byte every 200 ms: both closed.
+    let t = Instant::now();
+    let mut idle = connect_from([127, 0, 0, 1], srv.addr);
+    let mut slow = connect_from([127, 0, 0, 1], srv.addr);
+    let header = format!("GET /api/presets HTTP/1.1\r\nHost: {}\r\nX-Slow: ", srv.addr);
+    let mut closed_slow = None;
+    for b in header.bytes().chain(std::iter::repeat(b'a')).take(40) {
+        if slow.write_all(&[b]).is_err() {
+            closed_slow = Some(t.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let mut sink = [0u8; 1024];
+    let n = idle.read(&mut sink).unwrap_or(0);
+    assert_eq!(n, 0, "the idle connection got an answer");
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+    let _ = slow.read(&mut sink);
+    let closed_slow = closed_slow.unwrap_or(t.elapsed());
+    assert!(closed_slow < Duration::from_secs(4), "the slow headers ran {closed_slow:?}");
+    drop((idle, slow));
+    std::thread::sleep(Duration::from_millis(100));
+    // One client holds its 8 connections: the 9th gets a 503 with the reason, and another
+    // client still gets in.
+    let held: Vec<TcpStream> = (0..8).map(|_| connect_from([127, 0, 0, 1], srv.addr)).collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let (status, head, body) =
+        request_from([127, 0, 0, 1], srv.addr, "GET", "/api/presets", "text/plain", b"");
+    assert_eq!(status, 503, "{body}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    assert!(body.contains("--max-client-connections"), "{body}");
+    let (status, _) = call_from([127, 0, 0, 2], srv.addr, "GET", "/api/presets", None);
+    assert_eq!(status, 200);
+    // Many clients together reach the server's cap (24): 503, not silence. (The probe stops
+    // first: it is a client too.)
+    probe.check("connections");
+    let more: Vec<TcpStream> = (3..=18)
+        .map(|k| connect_from([127, 0, 0, k], srv.addr))
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let (status, _, body) =
+        request_from([127, 0, 0, 30], srv.addr, "GET", "/api/presets", "text/plain", b"");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("--max-connections"), "{body}");
+    drop((held, more));
+    // Once they are gone (closed, or timed out), everyone gets in again.
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, _) = call(srv.addr, "GET", "/api/presets", None);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn one_client_cannot_evict_the_games_of_another() {
+    let _one = serial();
+    let srv = Server::start(&["--max-games", "20", "--max-client-games", "8"]);
+    let new = |from: [u8; 4]| {
+        let (status, v) = call_from(
+            from,
+            srv.addr,
+            "POST",
+            "/api/games",
+            Some(json!({"seats": ["human", "random"]})),
+        );
+        assert_eq!(status, 201, "{v}");
+        v["id"].as_str().unwrap().to_string()
+    };
+    let theirs: Vec<String> = (0..3).map(|_| new([127, 0, 0, 2])).collect();
+    let mine: Vec<String> = (0..257).map(|_| new([127, 0, 0, 1])).collect();
+    for id in &theirs {
+        let (status, _) = call(srv.addr, "GET", &format!("/api/games/{id}"), None);
+        assert_eq!(status, 200, "another client's game was dropped");
+    }
+    // The flooding client keeps its 8 newest games.
+    let kept = mine
+        .iter()
+        .filter(|id| call(srv.addr, "GET", &format!("/api/games/{id}"), None).0 == 200)
+        .count();
+    assert_eq!(kept, 8);
+    assert_eq!(call(srv.addr, "GET", &format!("/api/games/{}", mine[256]), None).0, 200);
+}
