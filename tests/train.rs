@@ -775,6 +775,7 @@ fn the_network_agent_keeps_to_its_move_time_and_stops_on_its_signal() {
         let mut agent = NnAgent::new(core.clone(), "nn", 1_000_000, settings(kind));
         agent.set_stop(stop.clone());
         assert!(legal(agent.select(&Turn::new(&rules, &s)).unwrap()));
+        assert_eq!(agent.thoughts().unwrap().nodes, Some(1), "{kind:?}");
     }
     // The option through the registry is known.
     let e = awale::train::registry()

@@ -289,14 +289,13 @@ impl Agent for NnAgent {
     fn thoughts(&self) -> Option<Thoughts> {
         let (r, mover) = self.last.as_ref()?;
         let value = r.value[*mover] as f64;
+        // The simulations the last search ran (fewer than `sims` when its time ran out).
+        let sims = self.search.simulations();
         Some(Thoughts {
-            summary: format!(
-                "network search, {} simulations: value {value:+.2} for the mover",
-                self.sims
-            ),
+            summary: format!("network search, {sims} simulations: value {value:+.2} for the mover"),
             value: Some(value),
             unit: "return",
-            nodes: Some(self.sims as u64),
+            nodes: Some(sims as u64),
             moves: (0..super::search::MAX_ACTIONS)
                 .filter(|&h| r.legal >> h & 1 == 1)
                 .map(|house| MoveThought {
