@@ -727,3 +727,64 @@ fn a_network_exported_to_safetensors_plays_as_the_checkpoint() {
     assert_eq!(moves[0], moves[1]);
     assert!(!moves[0].is_empty());
 }
+
+#[test]
+fn the_network_agent_keeps_to_its_move_time_and_stops_on_its_signal() {
+    use awale::agents::{Agent, StopSignal};
+    use awale::train::inference::NetCore;
+    use awale::train::NnAgent;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    // A game that never ends on its own, and far more simulations than the time allows.
+    let rules: Rules = "abapa:capture=200-200,cycle=ignore,max_plies=4294967295"
+        .parse()
+        .unwrap();
+    let core = Arc::new(NetCore::fresh(&TrainConfig::tiny()).unwrap());
+    let s = State::initial(&rules, 0);
+    let legal = |mv: usize| s.legal_mask(&rules) >> mv & 1 == 1;
+    for kind in [SearchKind::Gumbel, SearchKind::Puct] {
+        let mut agent =
+            NnAgent::new(core.clone(), "nn", 1_000_000, settings(kind)).with_time_ms(200);
+        let t = Instant::now();
+        let mv = agent.select(&Turn::new(&rules, &s)).unwrap();
+        assert!(
+            legal(mv) && t.elapsed() < Duration::from_millis(450),
+            "{kind:?}: {:?}",
+            t.elapsed()
+        );
+
+        // Raised from another thread.
+        let mut agent = NnAgent::new(core.clone(), "nn", 1_000_000, settings(kind));
+        let stop = StopSignal::new();
+        agent.set_stop(stop.clone());
+        let thinker = std::thread::spawn(move || {
+            let mv = agent.select(&Turn::new(&rules, &s)).unwrap();
+            (mv, Instant::now())
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        let stopped_at = Instant::now();
+        stop.stop();
+        let (mv, done) = thinker.join().unwrap();
+        let late = done.saturating_duration_since(stopped_at);
+        assert!(
+            legal(mv) && late < Duration::from_millis(150),
+            "{kind:?}: {late:?}"
+        );
+
+        // Raised before the move: one simulation, a legal move.
+        let mut agent = NnAgent::new(core.clone(), "nn", 1_000_000, settings(kind));
+        agent.set_stop(stop.clone());
+        assert!(legal(agent.select(&Turn::new(&rules, &s)).unwrap()));
+        assert_eq!(agent.thoughts().unwrap().nodes, Some(1), "{kind:?}");
+    }
+    // The option through the registry is known.
+    let e = awale::train::registry()
+        .build(
+            &"nn:path=/nonexistent.ckpt,time_ms=100".parse().unwrap(),
+            &rules,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(!e.contains("unknown option"), "{e}");
+}

@@ -17,9 +17,10 @@
 //!   found near the ply limit or next to a repetition is never reused where it does not hold.
 //! - **Move ordering**: the transposition-table move, then captures by size, killer moves and the
 //!   history heuristic.
-//! - **Limits**: `depth` always; `nodes` and `time_ms` stop the search between nodes, and the
-//!   move of the last completed iteration is played (depth 1 always completes). Node limits are
-//!   reproducible, time limits are not.
+//! - **Limits**: `depth` always; `nodes`, `time_ms` and the stop signal ([`Agent::set_stop`])
+//!   stop the search between nodes (read every [`CHECK_NODES`] nodes, well under a millisecond),
+//!   and the move of the last completed iteration is played (depth 1 always completes). Node
+//!   limits are reproducible, time limits are not.
 //! - **Endgame tables** (optional, [`AlphaBeta::with_tablebase`], spec option `tb=DIR`): a
 //!   position the table covers is scored as the end it leads to under perfect play, exactly
 //!   (the table sets the game's history aside, see [`crate::tablebase`]).
@@ -44,6 +45,7 @@ use std::time::{Duration, Instant};
 
 use super::eval::Evaluator;
 use super::kind::{self, AgentKind, AgentOption};
+use super::stop::{stopped, StopSignal};
 use super::{no_move, Agent, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::{CycleRule, Rules, MAX_PITS};
@@ -57,6 +59,9 @@ pub const WIN_BOUND: i32 = WIN / 2;
 const PLY_COST: i32 = 64;
 const INF: i32 = i32::MAX / 2;
 const MAX_PLY: usize = 256;
+/// How often, in nodes, the search reads its clock and stop signal: some tens of microseconds
+/// of search.
+pub const CHECK_NODES: u64 = 1024;
 
 /// Settings of an [`AlphaBeta`] search (spec `alphabeta:depth=8,nodes=..,time_ms=..,tt_mb=..,eval=..`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +175,8 @@ pub struct AlphaBeta {
     next_check: u64,
     deadline: Option<Instant>,
     stop: bool,
+    /// Read with the clock ([`Agent::set_stop`]).
+    signal: Option<StopSignal>,
     can_stop: bool,
     horizon_hit: bool,
     /// Endgame tables probed at positions they cover (exact leaves), if any.
@@ -202,6 +209,7 @@ impl AlphaBeta {
             next_check: 0,
             deadline: None,
             stop: false,
+            signal: None,
             can_stop: false,
             horizon_hit: false,
             tablebase: None,
@@ -494,7 +502,7 @@ impl AlphaBeta {
             if self.out_of_budget() {
                 self.stop = true;
             } else {
-                self.next_check = self.nodes + 1024;
+                self.next_check = self.nodes + CHECK_NODES;
                 if self.cfg.nodes > 0 {
                     self.next_check = self.next_check.min(self.cfg.nodes);
                 }
@@ -603,7 +611,14 @@ impl AlphaBeta {
 
     fn out_of_budget(&self) -> bool {
         (self.cfg.nodes > 0 && self.nodes >= self.cfg.nodes)
+            || stopped(self.signal.as_ref())
             || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Sets the time budget per move (`time_ms`; 0 for none), for agents that search with
+    /// alpha-beta (`perfect`'s fallback).
+    pub(crate) fn set_time_ms(&mut self, time_ms: u64) {
+        self.cfg.time_ms = time_ms;
     }
 
     #[inline]
@@ -707,6 +722,10 @@ impl Agent for AlphaBeta {
         }
         self.killers.iter_mut().for_each(|k| *k = [u8::MAX; 2]);
         self.history = [[0; MAX_PITS]; 2];
+    }
+
+    fn set_stop(&mut self, stop: StopSignal) {
+        self.signal = Some(stop);
     }
 }
 

@@ -12,7 +12,9 @@
 //! same way, and a repetition (in the tree, from the game's own history on, or within a
 //! playout) ends the game as the rules say. The move played is
 //! the most visited child of the root (ties: the better mean return, then the lower house).
-//! `time_ms` is checked before every simulation.
+//! `time_ms` (and the stop signal, [`Agent::set_stop`]) is read before every simulation and
+//! every [`CHECK_PLIES`](super::playout::CHECK_PLIES) plies of a playout; a playout cut by it is adjudicated like one cut off
+//! at `playout_plies`. At least one simulation runs.
 //!
 //! `tree=classic` plays as the agent did before it became the guided search (its own tree, in
 //! `mcts_classic.rs`: every child of a leaf created at once, the playout from a random one,
@@ -36,6 +38,7 @@ use rand_chacha::ChaCha8Rng;
 use super::kind::{self, AgentKind, AgentOption};
 use super::mcts_classic::ClassicTree;
 use super::playout::PlayoutEvaluator;
+use super::stop::{stopped, StopSignal};
 use super::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
@@ -148,6 +151,8 @@ pub struct Mcts {
     classic: ClassicTree,
     evals: Vec<Evaluation>,
     last: Option<MctsResult>,
+    /// Read with the clock ([`Agent::set_stop`]).
+    stop: Option<StopSignal>,
 }
 
 impl Mcts {
@@ -163,6 +168,7 @@ impl Mcts {
             classic: ClassicTree::default(),
             evals: Vec::with_capacity(1),
             last: None,
+            stop: None,
         }
     }
 
@@ -218,6 +224,7 @@ impl Mcts {
                 root,
                 turn.history,
                 deadline,
+                self.stop.as_ref(),
             ),
             MctsTree::Guided => self.guided(rules, root, turn.history, deadline),
         };
@@ -252,24 +259,28 @@ impl Mcts {
             ));
         }
         let (_, search, playouts) = self.guided.as_mut().expect("set above");
+        let stop = self.stop.as_ref();
+        playouts.set_limits(deadline, stop.cloned());
         search.set_history(history);
         search.start(root, self.cfg.sims, false, 0.0);
         // The root's own evaluation counts no simulation: at least one simulation follows it.
-        // Against a clock, one simulation per `next_leaf`: it reads the clock before each one,
-        // the simulations that end in a finished game inside the tree included (`next_leaf` runs
-        // those without returning, and in a solved endgame there is nothing else). The tree is
-        // the same as with the whole budget at once (UCT does not look at the budget).
+        // Against a clock or a stop signal, one simulation per `next_leaf`: it reads them before
+        // each one, the simulations that end in a finished game inside the tree included
+        // (`next_leaf` runs those without returning, and in a solved endgame there is nothing
+        // else). The tree is the same as with the whole budget at once (UCT does not look at
+        // the budget).
+        let step = deadline.is_some() || stop.is_some();
         loop {
             let done = search.simulations();
-            if let Some(d) = deadline {
-                if done > 0 && Instant::now() >= d {
+            if step {
+                if done > 0 && (stopped(stop) || deadline.is_some_and(|d| Instant::now() >= d)) {
                     break;
                 }
                 search.set_budget((done + 1).min(self.cfg.sims));
             }
             let Some(leaf) = search.next_leaf(&mut self.rng) else {
                 // A step that ended in a finished game: the search goes on while it moves.
-                let (now, step) = (search.simulations(), deadline.is_some());
+                let now = search.simulations();
                 if step && now > done && now < self.cfg.sims {
                     continue;
                 }
@@ -307,6 +318,10 @@ impl Agent for Mcts {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.guided = None;
         self.last = None;
+    }
+
+    fn set_stop(&mut self, stop: StopSignal) {
+        self.stop = Some(stop);
     }
 }
 

@@ -13,7 +13,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::eval::outcome;
 use super::mcts::MctsConfig;
-use super::playout::random_playout;
+use super::playout::random_playout_until;
+use super::stop::{stopped, StopSignal};
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
 use crate::state::{PositionKey, State};
 
@@ -39,8 +40,10 @@ pub(super) struct ClassicTree {
 }
 
 impl ClassicTree {
-    /// A search of `cfg.sims` simulations from `root` (stopped at `deadline` after at least one):
-    /// the simulations run and, per root child, `(house, visits, mean return for the mover)`.
+    /// A search of `cfg.sims` simulations from `root` (stopped at `deadline` or by `stop` after
+    /// at least one, both also read inside the playouts): the simulations run and, per root
+    /// child, `(house, visits, mean return for the mover)`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn search(
         &mut self,
         cfg: &MctsConfig,
@@ -49,6 +52,7 @@ impl ClassicTree {
         root: State,
         history: &[PositionKey],
         deadline: Option<Instant>,
+        stop: Option<&StopSignal>,
     ) -> (u32, Vec<(usize, u32, f32)>) {
         self.nodes.clear();
         self.nodes.push(Node {
@@ -64,10 +68,10 @@ impl ClassicTree {
         });
         let mut sims = 0;
         while sims < cfg.sims {
-            if sims > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            if sims > 0 && (stopped(stop) || deadline.is_some_and(|d| Instant::now() >= d)) {
                 break;
             }
-            self.simulate(cfg, rng, rules, history);
+            self.simulate(cfg, rng, rules, history, deadline, stop);
             sims += 1;
         }
         let r = &self.nodes[0];
@@ -87,13 +91,15 @@ impl ClassicTree {
         (sims, children)
     }
 
-    /// One simulation: select, expand, play out, back up.
+    /// One simulation: select, expand, play out (cut at `deadline` or by `stop`), back up.
     fn simulate(
         &mut self,
         cfg: &MctsConfig,
         rng: &mut ChaCha8Rng,
         rules: &Rules,
         history: &[PositionKey],
+        deadline: Option<Instant>,
+        stop: Option<&StopSignal>,
     ) {
         let cycles = rules.cycle != CycleRule::Ignore;
         self.keys.clear();
@@ -120,7 +126,15 @@ impl ClassicTree {
         }
         // Playout.
         let start = self.nodes[node].state;
-        let s = random_playout(rules, start, cfg.playout_plies, rng, &mut self.keys);
+        let s = random_playout_until(
+            rules,
+            start,
+            cfg.playout_plies,
+            rng,
+            &mut self.keys,
+            deadline,
+            stop,
+        );
         let result = outcome(rules, &s);
         // Backup.
         let mut i = node as u32;

@@ -43,6 +43,7 @@ pub mod playout;
 pub mod random;
 pub mod registry;
 pub mod spec;
+pub mod stop;
 pub mod thoughts;
 
 pub use agent_policy::{opponent_from_spec, AgentPolicy};
@@ -56,6 +57,7 @@ pub use playout::PlayoutEvaluator;
 pub use random::RandomAgent;
 pub use registry::{build_agent, AgentFactory, Registry, RegistryEntry};
 pub use spec::{parse_agent_list, AgentSpec};
+pub use stop::StopSignal;
 pub use thoughts::{MoveThought, Thoughts};
 
 /// What an agent sees when it is asked to move: the rules, the position, and the positions seen
@@ -129,6 +131,16 @@ pub trait Agent: Send {
     fn thoughts(&self) -> Option<Thoughts> {
         None
     }
+
+    /// Hands the agent a [`StopSignal`] to read while it thinks. From now on, each
+    /// [`Agent::select`] ends soon (well under 10 ms) after `stop.stop()` and plays its best
+    /// move found so far, exactly as when its own clock (`time_ms`) runs out; with the signal
+    /// already raised, `select` still plays a legal move (the search's first candidate: one
+    /// simulation, depth 1), never an error. The default does nothing: for agents that do not
+    /// think (random, greedy).
+    fn set_stop(&mut self, stop: StopSignal) {
+        let _ = stop;
+    }
 }
 
 impl std::fmt::Debug for dyn Agent {
@@ -149,6 +161,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn thoughts(&self) -> Option<Thoughts> {
         (**self).thoughts()
+    }
+    fn set_stop(&mut self, stop: StopSignal) {
+        (**self).set_stop(stop)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The perfect agent: plays the endgame table's best moves (ties broken at random by its
 //! seed). Outside the table it refuses with a clear error, or hands the turn to alpha-beta when
-//! given a fallback depth.
+//! given a fallback depth (within `time_ms` when given one, and stopped by its stop signal).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::kind::{self, AgentKind, AgentOption};
-use super::{random_bit, Agent, Thoughts, Turn};
+use super::{random_bit, Agent, StopSignal, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::tablebase::Tablebase;
@@ -75,6 +75,15 @@ impl PerfectAgent {
             last: None,
         })
     }
+
+    /// Limits each fallback search to about `time_ms` milliseconds (0, the default: no limit
+    /// but its depth). The table's moves take no search.
+    pub fn with_fallback_time_ms(mut self, time_ms: u64) -> PerfectAgent {
+        if let Some(ab) = &mut self.fallback {
+            ab.set_time_ms(time_ms);
+        }
+        self
+    }
 }
 
 impl Agent for PerfectAgent {
@@ -136,6 +145,12 @@ impl Agent for PerfectAgent {
             ab.reset(seed);
         }
     }
+
+    fn set_stop(&mut self, stop: StopSignal) {
+        if let Some(ab) = &mut self.fallback {
+            ab.set_stop(stop);
+        }
+    }
 }
 
 /// What a `perfect` spec sets.
@@ -145,6 +160,8 @@ pub struct PerfectSettings {
     pub dir: String,
     /// Alpha-beta depth outside the table, 0 = refuse such positions (`fallback_depth=`).
     pub fallback_depth: u32,
+    /// The fallback search's time budget per move in ms, 0 = none (`time_ms=`).
+    pub time_ms: u64,
 }
 
 impl Default for PerfectSettings {
@@ -152,6 +169,7 @@ impl Default for PerfectSettings {
         PerfectSettings {
             dir: crate::tablebase::DEFAULT_DIR.to_string(),
             fallback_depth: 0,
+            time_ms: 0,
         }
     }
 }
@@ -183,13 +201,23 @@ pub static KIND: AgentKind<PerfectSettings> = AgentKind {
             },
             show: |s| Some(s.fallback_depth.to_string()),
         },
+        AgentOption {
+            key: "time_ms",
+            help: "time budget per move of the fallback search in ms, 0 = none",
+            set: |s, v| {
+                s.time_ms = kind::whole(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.time_ms.to_string()),
+        },
     ],
     defaults: PerfectSettings::default,
     build: |settings, spec, rules| {
         let table = Tablebase::open_shared(Path::new(&settings.dir), rules)
             .map_err(|e| spec.error(e.to_string()))?;
         let agent = PerfectAgent::new(table, rules, settings.fallback_depth, spec.u64_or("seed", 0)?)
-            .map_err(|e| spec.error(e.to_string()))?;
+            .map_err(|e| spec.error(e.to_string()))?
+            .with_fallback_time_ms(settings.time_ms);
         Ok(Box::new(agent))
     },
 };

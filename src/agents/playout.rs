@@ -33,11 +33,14 @@
 //! assert_eq!(search.result().action, 5);
 //! ```
 
+use std::time::Instant;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::eval::outcome;
 use super::random_bit;
+use super::stop::{stopped, StopSignal};
 use crate::rules::{CycleRule, Rules};
 use crate::search::{Evaluation, LeafEvaluator};
 use crate::state::{PositionKey, State};
@@ -49,6 +52,8 @@ pub struct PlayoutEvaluator {
     playout_plies: u32,
     rng: ChaCha8Rng,
     keys: Vec<PositionKey>,
+    deadline: Option<Instant>,
+    stop: Option<StopSignal>,
 }
 
 impl PlayoutEvaluator {
@@ -60,7 +65,17 @@ impl PlayoutEvaluator {
             playout_plies,
             rng: ChaCha8Rng::seed_from_u64(seed),
             keys: Vec::with_capacity(256),
+            deadline: None,
+            stop: None,
         }
+    }
+
+    /// Cuts the playouts from now on at `deadline` and once `stop` is raised (read every
+    /// [`CHECK_PLIES`] plies): a cut playout is adjudicated like one that reached
+    /// `playout_plies`. `None`, `None` (the default) for no limit.
+    pub fn set_limits(&mut self, deadline: Option<Instant>, stop: Option<StopSignal>) {
+        self.deadline = deadline;
+        self.stop = stop;
     }
 
     /// Reseeds the generator.
@@ -74,15 +89,21 @@ impl PlayoutEvaluator {
         if self.rules.cycle != CycleRule::Ignore {
             self.keys.push(state.key());
         }
-        random_playout(
+        random_playout_until(
             &self.rules,
             *state,
             self.playout_plies,
             &mut self.rng,
             &mut self.keys,
+            self.deadline,
+            self.stop.as_ref(),
         )
     }
 }
+
+/// How often (in plies) a playout with a deadline or a stop signal reads them
+/// ([`random_playout_until`]): a few microseconds of play, one clock read.
+pub const CHECK_PLIES: u32 = 256;
 
 /// Plays `state` on with uniformly random moves, at most `plies` of them, and returns the final
 /// position: finished by the rules, ended by a repetition (under a cycle rule: a position of
@@ -91,14 +112,38 @@ impl PlayoutEvaluator {
 /// classic `mcts` tree's.
 pub fn random_playout<R: rand::Rng>(
     rules: &Rules,
-    mut s: State,
+    s: State,
     plies: u32,
     rng: &mut R,
     window: &mut Vec<PositionKey>,
 ) -> State {
+    random_playout_until(rules, s, plies, rng, window, None, None)
+}
+
+/// [`random_playout`], also cut off at `deadline` or once `stop` is raised, both read every
+/// [`CHECK_PLIES`] plies (never before the first): the position reached is returned as if the
+/// ply limit had been reached there. Without either it plays exactly as [`random_playout`]
+/// (the same moves from the same generator).
+pub fn random_playout_until<R: rand::Rng>(
+    rules: &Rules,
+    mut s: State,
+    plies: u32,
+    rng: &mut R,
+    window: &mut Vec<PositionKey>,
+    deadline: Option<Instant>,
+    stop: Option<&StopSignal>,
+) -> State {
     let cycles = rules.cycle != CycleRule::Ignore;
+    let limited = deadline.is_some() || stop.is_some();
     let mut played = 0;
     while !s.is_over() && played < plies {
+        if limited
+            && played % CHECK_PLIES == 0
+            && played > 0
+            && (stopped(stop) || deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            break;
+        }
         let h = random_bit(rng, s.legal_mask(rules));
         let info = s.apply_unchecked(rules, h);
         played += 1;

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use super::kind::AgentKind;
 use super::spec::AgentSpec;
 use super::{alphabeta, greedy, mcts, perfect, random};
-use super::{Agent, Turn};
+use super::{Agent, StopSignal, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
 
@@ -252,6 +252,12 @@ impl Agent for Named {
     }
     fn reset(&mut self, seed: u64) {
         self.inner.reset(seed)
+    }
+    fn thoughts(&self) -> Option<Thoughts> {
+        self.inner.thoughts()
+    }
+    fn set_stop(&mut self, stop: StopSignal) {
+        self.inner.set_stop(stop)
     }
 }
 

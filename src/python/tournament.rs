@@ -394,7 +394,9 @@ fn entrant(
 
 /// An `awale.SearchAgent` at play: a search of `sims` simulations from the turn's position,
 /// guided by its evaluator, no noise; the search's move. A failure of a Python evaluator stops
-/// the tournament as a callable's does.
+/// the tournament as a callable's does. It keeps [`Agent::set_stop`]'s default (the signal is
+/// not read): its search is a [`BatchSearch`] run to the end, whose results need every
+/// simulation done; reading the signal per simulation needs a result of a search cut short.
 struct SearchPlayer {
     name: String,
     settings: SearchSettings,

@@ -12,6 +12,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -23,7 +24,7 @@ pub use super::model::load_model;
 use super::model::{encode_batch, input_scale, PolicyValueNet};
 use super::search::{Evaluation, Search, SearchKind, SearchSettings};
 use super::{TrainConfig, TrainResult};
-use crate::agents::{no_move, Agent, MoveThought, Thoughts, Turn};
+use crate::agents::{no_move, Agent, MoveThought, StopSignal, Thoughts, Turn};
 use crate::agents::{AgentSpec, Registry};
 use crate::az::network::{evaluations_from_outputs, Network, NetworkEvaluator};
 use crate::batch::ObsEncoding;
@@ -139,9 +140,12 @@ impl Network for NetCore {
 pub type NetEvaluator<'a> = NetworkEvaluator<'a, NetCore>;
 
 /// A network that plays: a search of `sims` simulations guided by it, no noise, the search's
-/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct[,tb=DIR]`). With endgame tables
-/// ([`NnAgent::with_tablebase`]), it plays the tables' best moves (ties at random) wherever
-/// they cover the position, as `perfect` does, and searches elsewhere.
+/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct[,time_ms=MS][,tb=DIR]`). With
+/// endgame tables ([`NnAgent::with_tablebase`]), it plays the tables' best moves (ties at
+/// random) wherever they cover the position, as `perfect` does, and searches elsewhere. With
+/// `time_ms` ([`NnAgent::with_time_ms`]) or a stop signal ([`Agent::set_stop`]), read before
+/// every simulation, the search ends early (after one simulation at least) with the move it
+/// prefers so far.
 #[derive(Debug)]
 pub struct NnAgent {
     core: Arc<NetCore>,
@@ -155,6 +159,10 @@ pub struct NnAgent {
     last: Option<(super::search::GuidedSearchResult, usize)>,
     /// Endgame tables probed at the root.
     tablebase: Option<Arc<Tablebase>>,
+    /// Time budget per move in ms, 0 for none.
+    time_ms: u64,
+    /// Read with the clock ([`Agent::set_stop`]).
+    stop: Option<StopSignal>,
 }
 
 impl NnAgent {
@@ -176,7 +184,16 @@ impl NnAgent {
             evals: Vec::new(),
             last: None,
             tablebase: None,
+            time_ms: 0,
+            stop: None,
         }
+    }
+
+    /// Ends each move's search after about `time_ms` milliseconds (at least one simulation
+    /// runs); 0, the default, for no limit but `sims`.
+    pub fn with_time_ms(mut self, time_ms: u64) -> NnAgent {
+        self.time_ms = time_ms;
+        self
     }
 
     /// Plays the best moves of `table` at every position it covers. Refused when the table
@@ -193,10 +210,37 @@ impl NnAgent {
         Ok(self)
     }
 
-    /// The search's policy and value for a position (for analysis).
+    /// The search's policy and value for a position (for analysis), within the agent's
+    /// `time_ms` and stop signal.
     pub fn analyse(&mut self, state: &State) -> super::search::GuidedSearchResult {
+        let deadline =
+            (self.time_ms > 0).then(|| Instant::now() + Duration::from_millis(self.time_ms));
+        let limited = deadline.is_some() || self.stop.is_some();
+        // Against a clock, PUCT steps its budget one simulation at a time so that the
+        // simulations ending in a finished game inside the tree read it too (its choices do not
+        // depend on the budget); Gumbel keeps its whole budget, whose visit schedule it follows,
+        // and reads the clock before each leaf.
+        let step = limited && self.search.settings().kind != SearchKind::Gumbel;
         self.search.start(*state, self.sims, false, 0.0);
-        while let Some(leaf) = self.search.next_leaf(&mut self.rng) {
+        loop {
+            let done = self.search.simulations();
+            if limited
+                && done > 0
+                && (self.stop.as_ref().is_some_and(StopSignal::is_stopped)
+                    || deadline.is_some_and(|d| Instant::now() >= d))
+            {
+                break;
+            }
+            if step {
+                self.search.set_budget((done + 1).min(self.sims));
+            }
+            let Some(leaf) = self.search.next_leaf(&mut self.rng) else {
+                let now = self.search.simulations();
+                if step && now > done && now < self.sims {
+                    continue;
+                }
+                break;
+            };
             self.core
                 .evaluate(&[leaf], &mut self.features, &mut self.evals);
             let e = self.evals[0];
@@ -245,14 +289,13 @@ impl Agent for NnAgent {
     fn thoughts(&self) -> Option<Thoughts> {
         let (r, mover) = self.last.as_ref()?;
         let value = r.value[*mover] as f64;
+        // The simulations the last search ran (fewer than `sims` when its time ran out).
+        let sims = self.search.simulations();
         Some(Thoughts {
-            summary: format!(
-                "network search, {} simulations: value {value:+.2} for the mover",
-                self.sims
-            ),
+            summary: format!("network search, {sims} simulations: value {value:+.2} for the mover"),
             value: Some(value),
             unit: "return",
-            nodes: Some(self.sims as u64),
+            nodes: Some(sims as u64),
             moves: (0..super::search::MAX_ACTIONS)
                 .filter(|&h| r.legal >> h & 1 == 1)
                 .map(|house| MoveThought {
@@ -268,6 +311,10 @@ impl Agent for NnAgent {
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.last = None;
+    }
+
+    fn set_stop(&mut self, stop: StopSignal) {
+        self.stop = Some(stop);
     }
 }
 
@@ -298,6 +345,10 @@ pub fn register_agents(registry: &mut Registry) {
             ("path", "checkpoint file of `awale train` (required)"),
             ("sims", "search simulations per move (default 64)"),
             ("search", "gumbel or puct (default: the training config's)"),
+            (
+                "time_ms",
+                "time budget per move in ms, at least one simulation, 0 = none (default 0)",
+            ),
             (
                 "tb",
                 "folder of endgame tables: their best moves where they cover the position (default: none)",
@@ -330,7 +381,9 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     if let Some(k) = spec.get("search") {
         settings.kind = k.parse::<SearchKind>().map_err(bad)?;
     }
-    let mut agent = NnAgent::new(core, spec.display_name(), sims as u32, settings);
+    let time_ms = spec.u64_or("time_ms", 0)?;
+    let mut agent =
+        NnAgent::new(core, spec.display_name(), sims as u32, settings).with_time_ms(time_ms);
     if let Some(dir) = spec.get("tb") {
         let table =
             Tablebase::open_shared(Path::new(dir), rules).map_err(|e| bad(format!("tb: {e}")))?;
