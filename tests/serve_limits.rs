@@ -61,12 +61,8 @@ impl Server {
 
     /// The server's resident memory in MiB (Linux), and that it is still running.
     fn rss_mb(&mut self) -> u64 {
-        assert!(
-            self.child.try_wait().unwrap().is_none(),
-            "the server died"
-        );
-        let status =
-            std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        assert!(self.child.try_wait().unwrap().is_none(), "the server died");
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
         let kb: u64 = status
             .lines()
             .find_map(|l| l.strip_prefix("VmRSS:"))
@@ -126,10 +122,22 @@ fn request_from(
     (status, head.to_lowercase(), body.to_string())
 }
 
-fn call_from(from: [u8; 4], addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+fn call_from(
+    from: [u8; 4],
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
     let bytes = body.map(|b| b.to_string()).unwrap_or_default();
-    let (status, _, text) =
-        request_from(from, addr, method, path, "application/json", bytes.as_bytes());
+    let (status, _, text) = request_from(
+        from,
+        addr,
+        method,
+        path,
+        "application/json",
+        bytes.as_bytes(),
+    );
     let v = if text.is_empty() {
         Value::Null
     } else {
@@ -198,7 +206,8 @@ fn long_record(rules: &str, plies: usize, seed: u64) -> awale::notation::GameRec
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        game.apply(legal[(x % legal.len() as u64) as usize]).unwrap();
+        game.apply(legal[(x % legal.len() as u64) as usize])
+            .unwrap();
     }
     awale::notation::GameRecord::from_game(&game)
 }
@@ -275,10 +284,18 @@ fn rules_that_make_games_unbounded_are_refused_or_capped() {
     let _one = serial();
     let srv = Server::start(&["--max-plies", "500"]);
     let new = |rules: &str, seats: Value| {
-        call(srv.addr, "POST", "/api/games", Some(json!({"rules": rules, "seats": seats})))
+        call(
+            srv.addr,
+            "POST",
+            "/api/games",
+            Some(json!({"rules": rules, "seats": seats})),
+        )
     };
     let people = json!(["human", "human"]);
-    let (status, v) = new("abapa:capture=200-200,cycle=ignore,max_plies=4294967295", people.clone());
+    let (status, v) = new(
+        "abapa:capture=200-200,cycle=ignore,max_plies=4294967295",
+        people.clone(),
+    );
     assert_eq!(status, 403, "{v}");
     assert!(error_of(&v).contains("--max-plies"), "{v}");
     // A spec without a ply limit is played under the server's, which the game shows.
@@ -303,7 +320,12 @@ fn rules_that_make_games_unbounded_are_refused_or_capped() {
     let (_, v) = call(srv.addr, "GET", "/api/agents", None);
     assert_eq!(v["limits"]["plies"], 500, "{v}");
     // seed: a whole number, written 1 or 1.0 (JSON Schema's integers); 1.5 is refused.
-    for (seed, want) in [(json!(1.0), 201), (json!(7), 201), (json!(1.5), 422), (json!(-1), 422)] {
+    for (seed, want) in [
+        (json!(1.0), 201),
+        (json!(7), 201),
+        (json!(1.5), 422),
+        (json!(-1), 422),
+    ] {
         let (status, v) = call(
             srv.addr,
             "POST",
@@ -333,11 +355,23 @@ fn every_agent_move_ends_within_the_move_time() {
     let _one = serial();
     let tables = std::env::temp_dir().join(format!("awale-limits-tb-{}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_awale"))
-        .args(["tablebase", "build", "--max-seeds", "2", "--threads", "1", "--out"])
+        .args([
+            "tablebase",
+            "build",
+            "--max-seeds",
+            "2",
+            "--threads",
+            "1",
+            "--out",
+        ])
         .arg(&tables)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut srv = Server::start(&[
         "--move-time-ms",
         "1000",
@@ -350,7 +384,10 @@ fn every_agent_move_ends_within_the_move_time() {
     let slow_rules = "abapa:capture=200-200,cycle=ignore,max_plies=2000";
     for (rules, agent) in [
         (slow_rules, "mcts:sims=100000,playout_plies=2000"),
-        (slow_rules, "mcts:tree=classic,sims=100000,playout_plies=2000"),
+        (
+            slow_rules,
+            "mcts:tree=classic,sims=100000,playout_plies=2000",
+        ),
         (slow_rules, "alphabeta:depth=20"),
         ("abapa", "perfect:fallback_depth=20"),
     ] {
@@ -422,11 +459,23 @@ fn tables_are_shared_across_specs_and_counted() {
     let _one = serial();
     let tables = std::env::temp_dir().join(format!("awale-limits-tb2-{}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_awale"))
-        .args(["tablebase", "build", "--max-seeds", "2", "--threads", "1", "--out"])
+        .args([
+            "tablebase",
+            "build",
+            "--max-seeds",
+            "2",
+            "--threads",
+            "1",
+            "--out",
+        ])
         .arg(&tables)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The folder given through a link and with `..`: no answer names it, in either form.
     let link = tables.with_extension("link");
     let _ = std::fs::remove_file(&link);
@@ -479,7 +528,10 @@ fn idle_and_slow_connections_are_closed_and_capped() {
     let t = Instant::now();
     let mut idle = connect_from([127, 0, 0, 1], srv.addr);
     let mut slow = connect_from([127, 0, 0, 1], srv.addr);
-    let header = format!("GET /api/presets HTTP/1.1\r\nHost: {}\r\nX-Slow: ", srv.addr);
+    let header = format!(
+        "GET /api/presets HTTP/1.1\r\nHost: {}\r\nX-Slow: ",
+        srv.addr
+    );
     let mut closed_slow = None;
     for b in header.bytes().chain(std::iter::repeat(b'a')).take(40) {
         if slow.write_all(&[b]).is_err() {
@@ -494,15 +546,26 @@ fn idle_and_slow_connections_are_closed_and_capped() {
     assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
     let _ = slow.read(&mut sink);
     let closed_slow = closed_slow.unwrap_or(t.elapsed());
-    assert!(closed_slow < Duration::from_secs(4), "the slow headers ran {closed_slow:?}");
+    assert!(
+        closed_slow < Duration::from_secs(4),
+        "the slow headers ran {closed_slow:?}"
+    );
     drop((idle, slow));
     std::thread::sleep(Duration::from_millis(100));
     // One client holds its 8 connections: the 9th gets a 503 with the reason, and another
     // client still gets in.
-    let held: Vec<TcpStream> = (0..8).map(|_| connect_from([127, 0, 0, 1], srv.addr)).collect();
+    let held: Vec<TcpStream> = (0..8)
+        .map(|_| connect_from([127, 0, 0, 1], srv.addr))
+        .collect();
     std::thread::sleep(Duration::from_millis(100));
-    let (status, head, body) =
-        request_from([127, 0, 0, 1], srv.addr, "GET", "/api/presets", "text/plain", b"");
+    let (status, head, body) = request_from(
+        [127, 0, 0, 1],
+        srv.addr,
+        "GET",
+        "/api/presets",
+        "text/plain",
+        b"",
+    );
     assert_eq!(status, 503, "{body}");
     assert!(head.contains("content-type: application/json"), "{head}");
     assert!(body.contains("--max-client-connections"), "{body}");
@@ -515,8 +578,14 @@ fn idle_and_slow_connections_are_closed_and_capped() {
         .map(|k| connect_from([127, 0, 0, k], srv.addr))
         .collect();
     std::thread::sleep(Duration::from_millis(100));
-    let (status, _, body) =
-        request_from([127, 0, 0, 30], srv.addr, "GET", "/api/presets", "text/plain", b"");
+    let (status, _, body) = request_from(
+        [127, 0, 0, 30],
+        srv.addr,
+        "GET",
+        "/api/presets",
+        "text/plain",
+        b"",
+    );
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("--max-connections"), "{body}");
     drop((held, more));
@@ -553,5 +622,8 @@ fn one_client_cannot_evict_the_games_of_another() {
         .filter(|id| call(srv.addr, "GET", &format!("/api/games/{id}"), None).0 == 200)
         .count();
     assert_eq!(kept, 8);
-    assert_eq!(call(srv.addr, "GET", &format!("/api/games/{}", mine[256]), None).0, 200);
+    assert_eq!(
+        call(srv.addr, "GET", &format!("/api/games/{}", mine[256]), None).0,
+        200
+    );
 }

@@ -207,7 +207,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     server = subprocess.Popen(
-        [args.bin, "serve", "--port", "0", "--move-time-ms", str(args.move_time_ms)],
+        # The load's clients all come from 127.0.0.1: the caps of one address are raised to
+        # the server's (they stand for many users, not one).
+        [args.bin, "serve", "--port", "0", "--move-time-ms", str(args.move_time_ms),
+         "--max-client-connections", "256", "--max-client-games", "256"],
         stdout=subprocess.PIPE, text=True,
     )
     try:

@@ -359,7 +359,11 @@ impl Tablebase {
     /// Bytes the table holds in memory: its values (one byte per board) and its indexes.
     pub fn memory_bytes(&self) -> usize {
         self.layers.iter().map(|l| l.bytes().len()).sum::<usize>()
-            + self.indexes.iter().map(LayerIndex::memory_bytes).sum::<usize>()
+            + self
+                .indexes
+                .iter()
+                .map(LayerIndex::memory_bytes)
+                .sum::<usize>()
     }
 
     /// Most seeds on the board of a position in the table.

@@ -45,7 +45,10 @@ pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
         .route("/api/openapi.json", get(openapi))
         .route("/api/presets", get(presets))
         .route("/api/agents", get(agents))
-        .route("/api/games", post(new_game).layer(middleware::from_fn(read_body)))
+        .route(
+            "/api/games",
+            post(new_game).layer(middleware::from_fn(read_body)),
+        )
         .route("/api/games/{id}", get(get_game).delete(delete_game))
         .route(
             "/api/games/{id}/move",
@@ -64,7 +67,10 @@ pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
         // `read_body`, after the access checks; the others never read one.
         .layer(DefaultBodyLimit::max(REPLAY_LIMIT))
         .layer(middleware::from_fn_with_state(access, guard))
-        .layer(middleware::map_response_with_state(state.clone(), json_errors))
+        .layer(middleware::map_response_with_state(
+            state.clone(),
+            json_errors,
+        ))
         .layer(middleware::map_response(security_headers))
         .with_state(state)
 }

@@ -60,14 +60,14 @@ pub(super) async fn read_body(req: Request, next: Next) -> Response {
     match tokio::time::timeout(BODY_TIME, read).await {
         Err(_) => ApiError(
             StatusCode::REQUEST_TIMEOUT,
-            format!(
-                "the body did not arrive within {} s",
-                BODY_TIME.as_secs()
-            ),
+            format!("the body did not arrive within {} s", BODY_TIME.as_secs()),
         )
         .into_response(),
         Ok(Err("over")) => too_large(),
         Ok(Err(reason)) => ApiError::bad(reason).into_response(),
-        Ok(Ok(())) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        Ok(Ok(())) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
     }
 }

@@ -5,9 +5,9 @@
 //! what any peer that reaches the port can hold.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::io;
 use std::net::IpAddr;
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -50,6 +50,12 @@ struct Counts {
 struct Slot {
     counts: Arc<Mutex<Counts>>,
     client: IpAddr,
+}
+
+impl std::fmt::Debug for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Slot({})", self.client)
+    }
 }
 
 impl Drop for Slot {
@@ -143,7 +149,9 @@ async fn refuse(mut stream: TcpStream, reason: &str) {
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n",
         body.len()
     );
-    if stream.write_all(head.as_bytes()).await.is_err() || stream.write_all(body.as_bytes()).await.is_err() {
+    if stream.write_all(head.as_bytes()).await.is_err()
+        || stream.write_all(body.as_bytes()).await.is_err()
+    {
         return;
     }
     let _ = stream.shutdown().await;
@@ -264,9 +272,13 @@ mod tests {
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let a1 = admit(&counts, a, &limits).unwrap();
         let _a2 = admit(&counts, a, &limits).unwrap();
-        assert!(admit(&counts, a, &limits).unwrap_err().contains("--max-client-connections"));
+        assert!(admit(&counts, a, &limits)
+            .unwrap_err()
+            .contains("--max-client-connections"));
         let _b1 = admit(&counts, b, &limits).unwrap();
-        assert!(admit(&counts, b, &limits).unwrap_err().contains("--max-connections"));
+        assert!(admit(&counts, b, &limits)
+            .unwrap_err()
+            .contains("--max-connections"));
         drop(a1);
         let _a3 = admit(&counts, a, &limits).unwrap();
         assert_eq!(lock(&counts).total, 3);

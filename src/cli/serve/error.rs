@@ -78,10 +78,7 @@ pub(super) async fn json_errors(State(app): State<Arc<AppState>>, res: Response)
                 .unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes).trim().to_string();
             if text.is_empty() {
-                status
-                    .canonical_reason()
-                    .unwrap_or("error")
-                    .to_lowercase()
+                status.canonical_reason().unwrap_or("error").to_lowercase()
             } else {
                 text
             }

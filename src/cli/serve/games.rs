@@ -48,7 +48,9 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D
         return Ok(Some(u));
     }
     match n.as_f64() {
-        Some(f) if f.fract() == 0.0 && (0.0..18446744073709551616.0).contains(&f) => Ok(Some(f as u64)),
+        Some(f) if f.fract() == 0.0 && (0.0..18446744073709551616.0).contains(&f) => {
+            Ok(Some(f as u64))
+        }
         _ => Err(serde::de::Error::custom(format!(
             "seed: {n} is not a whole number from 0 to 18446744073709551615"
         ))),

@@ -383,7 +383,10 @@ mod tests {
             assert_eq!(admit(&p, text).err().unwrap().0.as_u16(), 403, "{text}");
         }
         // A file of the folder that is no network is no network name either.
-        assert_eq!(admit(&p, "nn:path=config.toml").err().unwrap().0.as_u16(), 400);
+        assert_eq!(
+            admit(&p, "nn:path=config.toml").err().unwrap().0.as_u16(),
+            400
+        );
         let missing = admit(&p, "nn:path=other.ckpt").err().unwrap();
         assert_eq!(missing.0.as_u16(), 400);
         assert!(

@@ -183,24 +183,26 @@ fn write_replay(body: &str, plies: u32, w: &mut Capped) -> ApiResult<()> {
         w.write_all(&head[..head.len() - 1]).map_err(over)?;
         w.write_all(b",\"frames\":[").map_err(over)?;
         let mut st = *game.start();
-        let frame = |st: &awale::State, label: Option<String>, house: Option<usize>, w: &mut Capped| {
-            serde_json::to_writer(
-                &mut *w,
-                &Frame {
-                    pits: &st.pits()[..players * houses],
-                    stores: &st.scores()[..players],
-                    to_move: st.to_move(),
-                    label,
-                    house,
-                },
-            )
-        };
+        let frame =
+            |st: &awale::State, label: Option<String>, house: Option<usize>, w: &mut Capped| {
+                serde_json::to_writer(
+                    &mut *w,
+                    &Frame {
+                        pits: &st.pits()[..players * houses],
+                        stores: &st.scores()[..players],
+                        to_move: st.to_move(),
+                        label,
+                        house,
+                    },
+                )
+            };
         frame(&st, None, None, w).map_err(|e| over(std::io::Error::other(e)))?;
         for &m in game.moves() {
             let label = format_move(&rules, st.to_move(), m as usize);
             st.apply_unchecked(&rules, m as usize);
             w.write_all(b",").map_err(over)?;
-            frame(&st, Some(label), Some(m as usize), w).map_err(|e| over(std::io::Error::other(e)))?;
+            frame(&st, Some(label), Some(m as usize), w)
+                .map_err(|e| over(std::io::Error::other(e)))?;
         }
         w.write_all(b"]}").map_err(over)?;
     }

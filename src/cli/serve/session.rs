@@ -216,9 +216,9 @@ impl AppState {
         while g.memory_mb + self.tables_mb() > self.policy.limits.memory_mb {
             let holders = g.holders();
             let most = holders.values().map(|h| h.1).max().unwrap_or(0);
-            let Some(old) = g.oldest(|e| {
-                e.memory_mb > 0 && holders.get(&e.client).is_some_and(|h| h.1 == most)
-            }) else {
+            let Some(old) = g
+                .oldest(|e| e.memory_mb > 0 && holders.get(&e.client).is_some_and(|h| h.1 == most))
+            else {
                 break;
             };
             dropped.extend(g.drop_game(&old));
