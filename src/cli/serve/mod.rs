@@ -29,9 +29,11 @@ move for tree searches, the endgame table's value with --tablebase); `hint` asks
 `Replay` loads a game record (`awale play --record`) or a tournament's games.jsonl and steps
 through it move by move.
 
-Security (docs/play.md): clients' agent specs are capped (--move-time-ms, --max-depth,
---max-sims, --max-tt-mb, --memory-mb, --max-thinking); they name files only by name: a network
-in --networks DIR (`nn:path=NAME`), the server's tables as `tb=server`. Game ids are random.
+Security (docs/play.md, the threat model): clients' agent specs are capped (the flags
+--move-time-ms, --max-depth, --max-sims, --max-tt-mb, --memory-mb, --max-thinking); every game
+ends within --max-plies; one client address keeps at most --max-client-games games and
+--max-client-connections connections (--max-connections in all, --idle-timeout-ms for slow or
+idle ones). Clients name files only by name: a network in --networks DIR (`nn:path=NAME`), the server's tables as `tb=server`. Game ids are random.
 Requests must name this server as Host (localhost, an IP address, or --allow-host) and come
 from its own page (Origin). With --host other than loopback every request needs the token
 printed at start (or --token), unless --no-auth.
