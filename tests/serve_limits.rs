@@ -4,7 +4,9 @@
 //! every move within the move time + 100 ms, and cheap requests answered quickly throughout
 //! (p99 under 50 ms, measured by a probe that runs beside each attack).
 //!
-//! The tests run one at a time (they measure time and memory), each in a few seconds.
+//! The tests run one at a time (they measure time and memory), each in a few seconds. Linux
+//! only: the memory is read from `/proc`.
+#![cfg(target_os = "linux")]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -212,6 +214,30 @@ fn long_record(rules: &str, plies: usize, seed: u64) -> awale::notation::GameRec
     awale::notation::GameRecord::from_game(&game)
 }
 
+/// Endgame tables of abapa up to 2 seeds, built by the binary into a fresh folder.
+fn tiny_tables(tag: &str) -> std::path::PathBuf {
+    let tables = std::env::temp_dir().join(format!("awale-limits-{tag}-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args([
+            "tablebase",
+            "build",
+            "--max-seeds",
+            "2",
+            "--threads",
+            "1",
+            "--out",
+        ])
+        .arg(&tables)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tables
+}
+
 const ENDLESS: &str = "abapa:capture=200-200,cycle=ignore,max_plies=2000000";
 
 #[test]
@@ -353,25 +379,7 @@ fn timed_agent_move(addr: SocketAddr, id: &str) -> (Duration, Value) {
 #[test]
 fn every_agent_move_ends_within_the_move_time() {
     let _one = serial();
-    let tables = std::env::temp_dir().join(format!("awale-limits-tb-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
-        .args([
-            "tablebase",
-            "build",
-            "--max-seeds",
-            "2",
-            "--threads",
-            "1",
-            "--out",
-        ])
-        .arg(&tables)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let tables = tiny_tables("tb");
     let mut srv = Server::start(&[
         "--move-time-ms",
         "1000",
@@ -457,25 +465,7 @@ fn a_deleted_game_stops_its_thinking_at_once() {
 #[test]
 fn tables_are_shared_across_specs_and_counted() {
     let _one = serial();
-    let tables = std::env::temp_dir().join(format!("awale-limits-tb2-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
-        .args([
-            "tablebase",
-            "build",
-            "--max-seeds",
-            "2",
-            "--threads",
-            "1",
-            "--out",
-        ])
-        .arg(&tables)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let tables = tiny_tables("tb2");
     // The folder given through a link and with `..`: no answer names it, in either form.
     let link = tables.with_extension("link");
     let _ = std::fs::remove_file(&link);
