@@ -223,6 +223,12 @@ impl AppState {
             };
             dropped.extend(g.drop_game(&old));
         }
+        self.games_mb.store(g.memory_mb, Ordering::Relaxed);
+        drop(g);
+        // The dropped games' thinking stops now, outside the list's lock.
+        for s in dropped {
+            lock(&s).stop_thinking();
+        }
         id
     }
 
