@@ -1,45 +1,15 @@
 //! `awale serve`: the JSON API through real HTTP requests to the binary (`--port 0`), every
 //! route, bad input, concurrent games, an agent slower than the time limit, and replays.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-/// A running `awale serve`, killed when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_awale"))
-        .args(["serve", "--port", "0"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("awale serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("awale serve: listening on http://")
-        .unwrap_or_else(|| panic!("first line: {line:?}"));
-    let addr = url.trim_end_matches('/').parse().unwrap();
-    Server { child, addr }
-}
+mod serve_common;
+use serve_common::{tiny_tables, Server};
 
 /// One HTTP/1.1 request (`Connection: close`); the status and the body.
 fn raw(addr: SocketAddr, method: &str, path: &str, ctype: &str, body: &[u8]) -> (u16, String) {
@@ -158,7 +128,7 @@ fn play_out(srv: &Server, id: &str) -> Value {
 
 #[test]
 fn the_page_presets_and_agents_are_served() {
-    let srv = serve(&[]);
+    let srv = Server::start(&[]);
     let (status, page) = raw(srv.addr, "GET", "/", "text/plain", b"");
     assert_eq!(status, 200);
     assert!(page.contains("<svg id=\"board\""), "{page}");
@@ -240,7 +210,7 @@ fn the_page_presets_and_agents_are_served() {
 
 #[test]
 fn a_person_plays_alphabeta_to_the_end_with_undo_and_hint() {
-    let srv = serve(&[]);
+    let srv = Server::start(&[]);
     let (id, v) = new_game(
         &srv,
         json!({"rules": "abapa", "seats": ["human", "alphabeta:depth=2"], "seed": 3}),
@@ -316,7 +286,7 @@ fn a_person_plays_alphabeta_to_the_end_with_undo_and_hint() {
 
 #[test]
 fn bad_input_gets_a_4xx_with_the_reason_and_the_server_stays_up() {
-    let srv = serve(&[]);
+    let srv = Server::start(&[]);
     let cases: Vec<(Value, u16, &str)> = vec![
         (
             json!({"rules": "nope", "seats": ["human", "random"]}),
@@ -432,7 +402,7 @@ fn bad_input_gets_a_4xx_with_the_reason_and_the_server_stays_up() {
 
 #[test]
 fn concurrent_games_are_independent() {
-    let srv = serve(&[]);
+    let srv = Server::start(&[]);
     let finals: Vec<Value> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..6)
             .map(|k| {
@@ -468,28 +438,6 @@ fn concurrent_games_are_independent() {
 }
 
 /// A folder with the endgame tables of abapa up to 2 seeds (built in milliseconds).
-fn tiny_tables(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("awale-serve-{tag}-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
-        .args([
-            "tablebase",
-            "build",
-            "--max-seeds",
-            "2",
-            "--threads",
-            "1",
-            "--out",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
-}
 
 #[test]
 fn a_slow_agent_does_not_block_the_server() {
@@ -497,7 +445,7 @@ fn a_slow_agent_does_not_block_the_server() {
     // thinks for the whole move time (the server gives it `time_ms`), while other requests are
     // served; asking again while it thinks answers 202 at once, undo 409.
     let tables = tiny_tables("slow");
-    let srv = serve(&[
+    let srv = Server::start(&[
         "--move-time-ms",
         "1500",
         "--max-depth",
@@ -539,7 +487,7 @@ fn a_slow_agent_does_not_block_the_server() {
 #[test]
 fn clients_cannot_choose_the_servers_resources() {
     let tables = tiny_tables("limits");
-    let srv = serve(&[
+    let srv = Server::start(&[
         "--move-time-ms",
         "1000",
         "--max-thinking",
@@ -636,9 +584,11 @@ fn clients_cannot_choose_the_servers_resources() {
             t
         })
         .collect();
+    // (An agent with no table: a third game holding 16 MiB would push the first slow one
+    // out of --memory-mb 40, which stops its thinking and frees the turn.)
     let (other, _) = new_game(
         &srv,
-        json!({"rules": "abapa", "seats": ["alphabeta:depth=2", "human"]}),
+        json!({"rules": "abapa", "seats": ["mcts:sims=50", "human"]}),
     );
     let (status, v) = call(
         &srv,
@@ -680,7 +630,7 @@ fn networks_only_by_name_from_the_operators_folder() {
     std::fs::write(dir.join("broken.ckpt"), b"AWALECKP but not a checkpoint").unwrap();
     std::fs::write(dir.join("config.toml"), b"[search]\n").unwrap();
     std::fs::write(dir.join("metrics.jsonl"), b"{}\n").unwrap();
-    let srv = serve(&["--networks", dir.to_str().unwrap()]);
+    let srv = Server::start(&["--networks", dir.to_str().unwrap()]);
     let (_, v) = call(&srv, "GET", "/api/agents", None);
     assert_eq!(v["networks"], json!(["broken.ckpt"]), "{v}");
     let seats = |agent: &str| json!({"rules": "abapa", "seats": ["human", agent]});
@@ -710,7 +660,7 @@ fn networks_only_by_name_from_the_operators_folder() {
 
 #[test]
 fn host_origin_and_token_are_checked() {
-    let srv = serve(&[]);
+    let srv = Server::start(&[]);
     let host = srv.addr.to_string();
     let get = |headers: &[(&str, &str)]| raw_with(srv.addr, "GET", "/api/presets", headers, b"").0;
     assert_eq!(get(&[("Host", &host)]), 200);
@@ -731,7 +681,7 @@ fn host_origin_and_token_are_checked() {
     assert_eq!(get(&[("Host", &host), ("Origin", &own)]), 200);
     drop(srv);
 
-    let srv = serve(&["--allow-host", "awale.lan"]);
+    let srv = Server::start(&["--allow-host", "awale.lan"]);
     let get = |headers: &[(&str, &str)]| raw_with(srv.addr, "GET", "/api/presets", headers, b"").0;
     assert_eq!(get(&[("Host", "awale.lan:8080")]), 200);
     assert_eq!(get(&[("Host", "evil.example")]), 403);
@@ -739,7 +689,7 @@ fn host_origin_and_token_are_checked() {
 
     // A token: every request needs it (header, cookie, or the page's ?token=).
     let token = "0123456789abcdef0123";
-    let srv = serve(&["--token", token]);
+    let srv = Server::start(&["--token", token]);
     let host = srv.addr.to_string();
     let (status, text) = raw_with(srv.addr, "GET", "/api/presets", &[("Host", &host)], b"");
     assert_eq!(status, 401, "{text}");
@@ -809,7 +759,7 @@ fn host_origin_and_token_are_checked() {
 
 #[test]
 fn records_and_tournament_files_replay_move_by_move() {
-    let srv = serve(&[]);
+    let srv = Server::start(&[]);
     // A game record in text, as `awale play --record` writes it.
     let record = "[Rules \"abapa\"]\nC f A c\n";
     let (status, v) = raw(
@@ -892,7 +842,7 @@ fn records_and_tournament_files_replay_move_by_move() {
 
 #[test]
 fn the_openapi_document_lists_exactly_the_routes_served() {
-    let srv = serve(&[]);
+    let srv = Server::start(&[]);
     let (status, doc) = call(&srv, "GET", "/api/openapi.json", None);
     assert_eq!(status, 200, "{doc}");
     assert_eq!(doc["openapi"], "3.1.0");

@@ -8,14 +8,16 @@
 //! only: the memory is read from `/proc`.
 #![cfg(target_os = "linux")]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+mod serve_common;
+use serve_common::{tiny_tables, Server};
 
 /// Memory the server may hold besides `--memory-mb` (its code, buffers, one replay's body and
 /// answer): the margin docs/play.md states.
@@ -28,61 +30,15 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_awale"))
-            .args(["serve", "--port", "0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("awale serve starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("awale serve: listening on http://")
-            .unwrap_or_else(|| panic!("first line: {line:?}"));
-        let addr = url.trim_end_matches('/').parse().unwrap();
-        Server { child, addr }
-    }
-
-    /// The server's resident memory in MiB (Linux), and that it is still running.
-    fn rss_mb(&mut self) -> u64 {
-        assert!(self.child.try_wait().unwrap().is_none(), "the server died");
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let kb: u64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap();
-        kb / 1024
-    }
-
-    fn alive_under(&mut self, memory_mb: u64) {
-        let rss = self.rss_mb();
-        assert!(
-            rss <= memory_mb + RSS_MARGIN_MB,
-            "RSS {rss} MiB over --memory-mb {memory_mb} + {RSS_MARGIN_MB}"
-        );
-        let (status, _) = call(self.addr, "GET", "/api/presets", None);
-        assert_eq!(status, 200, "the server answers");
-    }
+/// The server is running, answers, and its memory is under `--memory-mb` + [`RSS_MARGIN_MB`].
+fn alive_under(srv: &mut Server, memory_mb: u64) {
+    let rss = srv.rss_mb();
+    assert!(
+        rss <= memory_mb + RSS_MARGIN_MB,
+        "RSS {rss} MiB over --memory-mb {memory_mb} + {RSS_MARGIN_MB}"
+    );
+    let (status, _) = call(srv.addr, "GET", "/api/presets", None);
+    assert_eq!(status, 200, "the server answers");
 }
 
 /// A connection from loopback address `from` (127.0.0.1, 127.0.0.2…): two clients.
@@ -214,30 +170,6 @@ fn long_record(rules: &str, plies: usize, seed: u64) -> awale::notation::GameRec
     awale::notation::GameRecord::from_game(&game)
 }
 
-/// Endgame tables of abapa up to 2 seeds, built by the binary into a fresh folder.
-fn tiny_tables(tag: &str) -> std::path::PathBuf {
-    let tables = std::env::temp_dir().join(format!("awale-limits-{tag}-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_awale"))
-        .args([
-            "tablebase",
-            "build",
-            "--max-seeds",
-            "2",
-            "--threads",
-            "1",
-            "--out",
-        ])
-        .arg(&tables)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    tables
-}
-
 const ENDLESS: &str = "abapa:capture=200-200,cycle=ignore,max_plies=2000000";
 
 #[test]
@@ -277,7 +209,7 @@ fn replays_are_bounded_in_plies_and_answer_size() {
     );
     assert_eq!(status, 413, "{body}");
     assert!(body.contains("answer"), "{body}");
-    srv.alive_under(64);
+    alive_under(&mut srv, 64);
     // A body over the limit: 413 as JSON, before it is read; text that is not UTF-8: 400 as JSON.
     let (status, head, body) = request_from(
         [127, 0, 0, 1],
@@ -302,7 +234,7 @@ fn replays_are_bounded_in_plies_and_answer_size() {
     assert!(head.contains("content-type: application/json"), "{head}");
     assert!(!error_of(&serde_json::from_str(&body).unwrap()).is_empty());
     probe.check("replays");
-    srv.alive_under(64);
+    alive_under(&mut srv, 64);
 }
 
 #[test]
@@ -399,14 +331,11 @@ fn every_agent_move_ends_within_the_move_time() {
         (slow_rules, "alphabeta:depth=20"),
         ("abapa", "perfect:fallback_depth=20"),
     ] {
-        let (status, v) = call(
+        let id = new_game(
             srv.addr,
-            "POST",
-            "/api/games",
-            Some(json!({"rules": rules, "seats": [agent, agent], "seed": 3})),
+            [127, 0, 0, 1],
+            json!({"rules": rules, "seats": [agent, agent], "seed": 3}),
         );
-        assert_eq!(status, 201, "{agent}: {v}");
-        let id = v["id"].as_str().unwrap().to_string();
         let (took, v) = timed_agent_move(srv.addr, &id);
         assert!(
             took <= Duration::from_millis(1100),
@@ -415,49 +344,85 @@ fn every_agent_move_ends_within_the_move_time() {
         assert_eq!(v["moves"].as_array().unwrap().len(), 1, "{agent}: {v}");
     }
     probe.check("agents thinking");
-    srv.alive_under(1024);
+    alive_under(&mut srv, 1024);
     std::fs::remove_dir_all(&tables).ok();
 }
 
-#[test]
-fn a_deleted_game_stops_its_thinking_at_once() {
-    let _one = serial();
-    let srv = Server::start(&["--move-time-ms", "5000", "--max-thinking", "1"]);
-    let (status, v) = call(
-        srv.addr,
-        "POST",
-        "/api/games",
-        Some(json!({
+/// A new game from client address `from`: its id (the answer must be 201).
+fn new_game(addr: SocketAddr, from: [u8; 4], body: Value) -> String {
+    let (status, v) = call_from(from, addr, "POST", "/api/games", Some(body));
+    assert_eq!(status, 201, "{v}");
+    v["id"].as_str().unwrap().to_string()
+}
+
+/// A game whose agent thinks for the whole move time (long playouts), and its move asked on
+/// another thread, which returns the move request's status and time.
+fn slow_move(addr: SocketAddr) -> (String, std::thread::JoinHandle<(u16, Duration)>) {
+    let id = new_game(
+        addr,
+        [127, 0, 0, 1],
+        json!({
             "rules": "abapa:capture=200-200,cycle=ignore,max_plies=2000",
             "seats": ["mcts:sims=100000,playout_plies=2000", "human"],
             "seed": 1
-        })),
+        }),
     );
-    assert_eq!(status, 201, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let addr = srv.addr;
     let path = format!("/api/games/{id}/agent-move");
     let thinker = std::thread::spawn(move || {
         let t = Instant::now();
         let (status, _) = call(addr, "POST", &path, None);
         (status, t.elapsed())
     });
+    (id, thinker)
+}
+
+#[test]
+fn a_deleted_or_dropped_game_stops_its_thinking_at_once() {
+    let _one = serial();
+    let srv = Server::start(&[
+        "--move-time-ms",
+        "5000",
+        "--max-thinking",
+        "1",
+        "--max-client-games",
+        "2",
+    ]);
+    // Deleted.
+    let (id, thinker) = slow_move(srv.addr);
     std::thread::sleep(Duration::from_millis(300));
     let (status, _) = call(srv.addr, "DELETE", &format!("/api/games/{id}"), None);
     assert_eq!(status, 204);
-    let (_, took) = thinker.join().unwrap();
+    let (status, took) = thinker.join().unwrap();
+    assert_eq!(status, 200);
     assert!(
         took < Duration::from_millis(800),
         "the move went on {took:?} after its game was deleted at 300 ms"
     );
-    // Its thinking permit is free again: another game's agent thinks at once.
-    let (_, v) = call(
-        srv.addr,
-        "POST",
-        "/api/games",
-        Some(json!({"seats": ["mcts:sims=200", "human"], "seed": 2})),
+    // Dropped: the same client's two newer games push it out (--max-client-games 2).
+    let (_, thinker) = slow_move(srv.addr);
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..2 {
+        new_game(
+            srv.addr,
+            [127, 0, 0, 1],
+            json!({"seats": ["human", "alphabeta"]}),
+        );
+    }
+    let (status, took) = thinker.join().unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        took < Duration::from_millis(800),
+        "the move went on {took:?} after its game was dropped at 300 ms"
     );
-    let id = v["id"].as_str().unwrap().to_string();
+    // The two games left hold their agents' tables (16 MiB each), and nothing else.
+    let (_, v) = call(srv.addr, "GET", "/api/agents", None);
+    assert_eq!(v["memory_used_mb"]["games"], 32, "{v}");
+    // The thinking turn is free again: another game's agent thinks at once.
+    let id = new_game(
+        srv.addr,
+        [127, 0, 0, 2],
+        json!({"seats": ["mcts:sims=200", "human"], "seed": 2}),
+    );
     let (took, _) = timed_agent_move(srv.addr, &id);
     assert!(took < Duration::from_millis(1000), "{took:?}");
 }
@@ -473,13 +438,12 @@ fn tables_are_shared_across_specs_and_counted() {
     let given = link.join("..").join(link.file_name().unwrap());
     let mut srv = Server::start(&["--tablebase", given.to_str().unwrap(), "--memory-mb", "64"]);
     for n in 1..=400 {
-        let (status, v) = call(
+        let rules = format!("abapa:max_plies={n}");
+        new_game(
             srv.addr,
-            "POST",
-            "/api/games",
-            Some(json!({"rules": format!("abapa:max_plies={n}"), "seats": ["human", "perfect"]})),
+            [127, 0, 0, 1],
+            json!({"rules": rules, "seats": ["human", "perfect"]}),
         );
-        assert_eq!(status, 201, "{v}");
     }
     let (_, v) = call(srv.addr, "GET", "/api/agents", None);
     // One table for the 400 specs (its memory rounded up to 1 MiB).
@@ -496,8 +460,8 @@ fn tables_are_shared_across_specs_and_counted() {
     for path in [&tables, &link, &given] {
         assert!(!text.contains(path.to_str().unwrap()), "{text}");
     }
-    assert!(!text.contains("awale-limits"), "{text}");
-    srv.alive_under(64);
+    assert!(!text.contains("awale-serve-"), "{text}");
+    alive_under(&mut srv, 64);
     std::fs::remove_file(&link).ok();
     std::fs::remove_dir_all(&tables).ok();
 }
@@ -589,17 +553,7 @@ fn idle_and_slow_connections_are_closed_and_capped() {
 fn one_client_cannot_evict_the_games_of_another() {
     let _one = serial();
     let srv = Server::start(&["--max-games", "20", "--max-client-games", "8"]);
-    let new = |from: [u8; 4]| {
-        let (status, v) = call_from(
-            from,
-            srv.addr,
-            "POST",
-            "/api/games",
-            Some(json!({"seats": ["human", "random"]})),
-        );
-        assert_eq!(status, 201, "{v}");
-        v["id"].as_str().unwrap().to_string()
-    };
+    let new = |from: [u8; 4]| new_game(srv.addr, from, json!({"seats": ["human", "random"]}));
     let theirs: Vec<String> = (0..3).map(|_| new([127, 0, 0, 2])).collect();
     let mine: Vec<String> = (0..257).map(|_| new([127, 0, 0, 1])).collect();
     for id in &theirs {
