@@ -2,9 +2,12 @@
 //! `src/**/*.html`) is named in it by its path (a folder's `mod.rs` by the folder's path), and
 //! every `src/…` path it names exists.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
+
+mod architecture_graph;
+use architecture_graph::Graph;
 
 fn source_files(dir: &Path, out: &mut Vec<String>) {
     let mut entries: Vec<_> = fs::read_dir(dir)
@@ -82,53 +85,14 @@ fn layer(module: &str) -> Option<u8> {
     Some(match module {
         "engine" | "board_index" | "choice" | "error" | "game" | "history" | "notation"
         | "perft" | "presets" | "rules" | "state" => 0,
-        "batch" => 1,
-        "tablebase" => 2,
-        "agents" | "elo" | "search" | "sprt" => 3,
-        "endgame" | "tournament" | "matchplay" | "bench" => 4,
-        "az" => 5,
-        "train" => 6,
-        "cli" | "python" => 7,
+        "batch" | "tablebase" => 1,
+        "agents" | "elo" | "search" | "sprt" => 2,
+        "endgame" | "tournament" | "matchplay" | "bench" => 3,
+        "az" => 4,
+        "train" => 5,
+        "cli" | "python" => 6,
         _ => return None,
     })
-}
-
-/// The code of a source file without comments and without its test module (tests may reach
-/// higher layers to check a lower one).
-fn code_of(text: &str) -> String {
-    let text = text.split("#[cfg(test)]").next().unwrap_or("");
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The top-level modules a text names as `crate::m::` or `awale::m::`.
-fn named_modules(code: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for prefix in ["crate::", "awale::"] {
-        let mut rest = code;
-        while let Some(i) = rest.find(prefix) {
-            let tail = &rest[i + prefix.len()..];
-            let end = tail
-                .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
-                .unwrap_or(tail.len());
-            if end > 0 && tail[end..].starts_with("::") {
-                out.insert(tail[..end].to_string());
-            }
-            rest = &tail[end..];
-        }
-    }
-    out
-}
-
-/// The top-level module a source file belongs to (`src/engine/rules/presets.rs` → `rules`): a
-/// child module is a part of its parent, whatever path names it (`crate::presets` is the
-/// re-exported `rules::presets`).
-fn module_of(file: &str) -> String {
-    let rel = file.strip_prefix("src/").unwrap();
-    let rel = rel.strip_prefix("engine/").unwrap_or(rel);
-    canonical(rel.split(['/', '.']).next().unwrap()).to_string()
 }
 
 /// The module that owns a name re-exported at the root.
@@ -140,68 +104,289 @@ fn canonical(module: &str) -> &str {
 }
 
 #[test]
-fn layers_only_look_down_and_the_engine_has_no_import_cycle() {
+fn layers_only_look_down() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    source_files(&root.join("src"), &mut files);
+    let graph = Graph::read(root);
+    let layer_of = |file: &str| -> Option<u8> {
+        let rel = file.strip_prefix("src/")?;
+        let rel = rel.strip_prefix("engine/").unwrap_or(rel);
+        layer(canonical(rel.split(['/', '.']).next()?))
+    };
     let mut upward = Vec::new();
-    let mut engine_edges: Vec<(String, String)> = Vec::new();
-    for file in files
-        .iter()
-        .filter(|f| f.ends_with(".rs") && !f.ends_with("/tests.rs"))
-    {
-        let module = module_of(file);
-        let Some(own) = layer(&module) else { continue };
-        let code = code_of(&fs::read_to_string(root.join(file)).unwrap());
-        for named in named_modules(&code) {
-            let named = canonical(&named).to_string();
-            let Some(theirs) = layer(&named) else {
-                continue;
-            };
-            if theirs > own {
-                upward.push(format!("{file} names {named}"));
-            }
-            if own == 0 && theirs == 0 && named != module && named != "engine" {
-                engine_edges.push((module.clone(), named));
+    for (from, targets) in &graph.edges {
+        let Some(own) = layer_of(from) else { continue };
+        for to in targets {
+            if layer_of(to).is_some_and(|theirs| theirs > own) {
+                upward.push(format!("{from} -> {to}"));
             }
         }
     }
     assert!(
-        upward.is_empty(),
+        upward.len() < 1,
         "imports that look up a layer: {upward:#?}"
     );
+    assert!(graph.edges.values().map(BTreeSet::len).sum::<usize>() > 300);
+}
 
-    // Depth-first search for a cycle among the engine's files.
-    engine_edges.sort();
-    engine_edges.dedup();
-    let nodes: BTreeSet<&str> = engine_edges.iter().map(|(a, _)| a.as_str()).collect();
-    fn visit<'a>(
-        node: &'a str,
-        edges: &'a [(String, String)],
-        path: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) -> Option<Vec<String>> {
-        if let Some(i) = path.iter().position(|&n| n == node) {
-            let mut cycle: Vec<String> = path[i..].iter().map(|s| s.to_string()).collect();
-            cycle.push(node.to_string());
-            return Some(cycle);
+/// No file imports, through any chain, a file that imports it: in every folder, `super::`
+/// paths and a folder's own helpers included (a folder's re-exports are its facade, not an
+/// import).
+#[test]
+fn no_import_circles_anywhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = Graph::read(root);
+    let circles: Vec<String> = graph
+        .circles()
+        .iter()
+        .map(|c| format!("{c:?}:\n    {}", graph.edges_within(c).join("\n    ")))
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "{} import circles (open each by moving the shared item to the file that owns it):\n{}",
+        circles.len(),
+        circles.join("\n")
+    );
+}
+
+/// The graph reader itself, on known code: a circle is found, a test module and comments are
+/// not read, re-exports resolve to their file.
+#[test]
+fn the_import_reader_sees_what_the_compiler_sees() {
+    use architecture_graph::strip_comments_and_strings;
+    let code = strip_comments_and_strings(
+        "// use crate::a;\nlet s = \"crate::b::c\"; let c = '\"'; /* super::x */ fn f<'a>() {}",
+    );
+    assert!(!code.contains("crate::a") && !code.contains("crate::b") && !code.contains("super"));
+    assert!(code.contains("fn f<'a>()"), "{code}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = Graph::read(root);
+    let from = |f: &str| &graph.edges[f];
+    // `use super::spec::AgentSpec` in kind.rs; `crate::rules::Rules` is the engine's file.
+    assert!(from("src/agents/kind.rs").contains("src/agents/spec.rs"));
+    assert!(from("src/agents/kind.rs").contains("src/engine/rules/mod.rs"));
+    // The registry names `AgentFactory` through the agents' facade (`pub use kind::…`).
+    assert!(from("src/agents/registry.rs").contains("src/agents/kind.rs"));
+    // A facade is not an edge: `src/agents/mod.rs` re-exports the registry.
+    assert!(!from("src/lib.rs").contains("src/agents/registry.rs"));
+}
+
+const FIGURES_BEGIN: &str = "<!-- figures: begin -->";
+const FIGURES_END: &str = "<!-- figures: end -->";
+
+/// The figures of docs/architecture.md, drawn from the code: files and lines per folder, the
+/// longest files, the import edges and circles.
+fn figures(graph: &Graph) -> String {
+    let mut folders: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (file, lines) in &graph.lines {
+        let rel = file.strip_prefix("src/").unwrap();
+        let folder = match rel.split_once('/') {
+            Some((dir, _)) => format!("src/{dir}/"),
+            None => "src/ (root files)".to_string(),
+        };
+        let e = folders.entry(folder).or_default();
+        e.0 += 1;
+        e.1 += lines;
+    }
+    let mut out = String::new();
+    out.push_str(&format!("{FIGURES_BEGIN}\n"));
+    out.push_str(
+        "Drawn from the code by `tests/architecture.rs` (`AWALE_BLESS=1 cargo test --test \
+         architecture` rewrites them; the test fails when they are stale).\n\n",
+    );
+    out.push_str("| folder | files | lines |\n| --- | ---: | ---: |\n");
+    let (mut files, mut lines) = (0, 0);
+    for (folder, (n, l)) in &folders {
+        out.push_str(&format!("| `{folder}` | {n} | {l} |\n"));
+        files += n;
+        lines += l;
+    }
+    out.push_str(&format!("| all of `src/` | {files} | {lines} |\n\n"));
+    let edges: usize = graph.edges.values().map(BTreeSet::len).sum();
+    out.push_str(&format!(
+        "Imports between files: {edges}; import circles: {}.\n\n",
+        graph.circles().len()
+    ));
+    let mut longest: Vec<(&String, &usize)> = graph.lines.iter().collect();
+    longest.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    out.push_str("The longest files:\n\n| file | lines |\n| --- | ---: |\n");
+    for (file, n) in longest.iter().take(10) {
+        out.push_str(&format!("| `{file}` | {n} |\n"));
+    }
+    out.push_str(FIGURES_END);
+    out
+}
+
+#[test]
+fn the_architecture_figures_are_those_of_the_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fresh = figures(&Graph::read(root));
+    check_block(
+        &root.join("docs/architecture.md"),
+        FIGURES_BEGIN,
+        FIGURES_END,
+        &fresh,
+    );
+}
+
+const FILES_BEGIN: &str = "<!-- files: begin -->";
+const FILES_END: &str = "<!-- files: end -->";
+
+/// The sections of "What each file owns", from the bottom layer up.
+const SECTIONS: [&str; 11] = [
+    "src/engine/",
+    "src/batch/",
+    "src/tablebase/",
+    "src/agents/",
+    "src/",
+    "src/tournament/",
+    "src/az/",
+    "src/train/",
+    "src/cli/",
+    "src/cli/serve/",
+    "src/python/",
+];
+
+/// The files of `src/` that are not Rust (compiled in with `include_str!`), and what each is.
+const ASSETS: [(&str, &str); 4] = [
+    (
+        "src/cli/serve/openapi.json",
+        "The OpenAPI 3.1 document of the JSON API (`GET /api/openapi.json`), compiled into the binary.",
+    ),
+    (
+        "src/cli/serve/page.html",
+        "The page of `awale serve` (an SVG board, no outside resources), compiled into the binary.",
+    ),
+    (
+        "src/cli/serve/page.js",
+        "The page's script (a file of its own: the Content-Security-Policy allows no inline code).",
+    ),
+    ("src/cli/serve/page.css", "The page's style (a file of its own, as the script)."),
+];
+
+/// The first paragraph of a file's module docs (`//!`), links written as plain code, cut at
+/// about 200 characters.
+fn module_summary(text: &str) -> String {
+    let mut words = Vec::new();
+    for line in text.lines() {
+        let Some(doc) = line.trim_start().strip_prefix("//!") else {
+            break;
+        };
+        let doc = doc.trim();
+        if doc.is_empty() || doc.starts_with("```") {
+            break;
         }
-        if done.contains(node) {
-            return None;
-        }
-        path.push(node);
-        for (_, to) in edges.iter().filter(|(from, _)| from == node) {
-            if let Some(c) = visit(to, edges, path, done) {
-                return Some(c);
+        words.push(doc.to_string());
+    }
+    let mut s = words.join(" ");
+    // [`x`](url) and [text](url) → `x`, text; [`x`] → `x`.
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find('[') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        match tail.find(']') {
+            Some(j) => {
+                out.push_str(&tail[..j]);
+                let after = &tail[j + 1..];
+                rest = match after
+                    .strip_prefix('(')
+                    .and_then(|a| a.find(')').map(|k| &a[k + 1..]))
+                {
+                    Some(r) => r,
+                    None => after,
+                };
+            }
+            None => {
+                out.push('[');
+                rest = tail;
             }
         }
-        path.pop();
-        done.insert(node);
-        None
     }
-    let mut done = BTreeSet::new();
-    for node in nodes {
-        let cycle = visit(node, &engine_edges, &mut Vec::new(), &mut done);
-        assert!(cycle.is_none(), "an import cycle in the engine: {cycle:?}");
+    out.push_str(rest);
+    s = out.replace('|', "\\|");
+    if s.chars().count() > 200 {
+        let cut: String = s.chars().take(200).collect();
+        let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(a, _)| a);
+        s = format!("{} …", cut.trim_end_matches([',', ';', ':']));
     }
+    s
+}
+
+/// The tables of "What each file owns", one per section, drawn from the files' module docs.
+fn file_tables(root: &Path) -> String {
+    let mut files = Vec::new();
+    source_files(&root.join("src"), &mut files);
+    for (asset, _) in ASSETS {
+        if !files.iter().any(|f| f == asset) {
+            files.push(asset.to_string());
+        }
+    }
+    let section_of = |file: &str| -> &'static str {
+        SECTIONS
+            .iter()
+            .filter(|s| {
+                file.starts_with(*s) && (**s != "src/" || !file["src/".len()..].contains('/'))
+            })
+            .max_by_key(|s| s.len())
+            .copied()
+            .unwrap()
+    };
+    let mut out = format!(
+        "{FILES_BEGIN}\n(Drawn from each file's module docs by `tests/architecture.rs`: \
+         `AWALE_BLESS=1 cargo test --test architecture` rewrites them.)\n"
+    );
+    for section in SECTIONS {
+        let title = if section == "src/" {
+            "`src/` (the crate root)".to_string()
+        } else {
+            format!("`{section}`")
+        };
+        out.push_str(&format!(
+            "\n### {title}\n\n| file | what it holds |\n| --- | --- |\n"
+        ));
+        let mut rows: Vec<&String> = files.iter().filter(|f| section_of(f) == section).collect();
+        rows.sort();
+        for f in rows {
+            let what = match ASSETS.iter().find(|(a, _)| a == f) {
+                Some((_, what)) => what.to_string(),
+                None => module_summary(&fs::read_to_string(root.join(f)).unwrap()),
+            };
+            assert!(!what.is_empty(), "{f} has no module docs (`//!`)");
+            out.push_str(&format!("| `{f}` | {what} |\n"));
+        }
+    }
+    out.push_str(FILES_END);
+    out
+}
+
+/// Checks (or with `AWALE_BLESS` rewrites) the block of `doc` between two markers.
+fn check_block(path: &Path, begin: &str, end: &str, fresh: &str) {
+    let doc = fs::read_to_string(path).unwrap();
+    let (Some(a), Some(b)) = (doc.find(begin), doc.find(end)) else {
+        panic!("{} has no {begin} … {end} block", path.display());
+    };
+    let current = &doc[a..b + end.len()];
+    if current == fresh {
+        return;
+    }
+    if std::env::var_os("AWALE_BLESS").is_some() {
+        fs::write(path, doc.replace(current, fresh)).unwrap();
+        return;
+    }
+    panic!(
+        "{}'s block {begin} is stale: run `AWALE_BLESS=1 cargo test --test architecture` and \
+         commit the page. Fresh:\n{fresh}",
+        path.display()
+    );
+}
+
+#[test]
+fn the_file_tables_are_the_module_docs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    check_block(
+        &root.join("docs/architecture.md"),
+        FILES_BEGIN,
+        FILES_END,
+        &file_tables(root),
+    );
 }

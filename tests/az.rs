@@ -225,7 +225,7 @@ fn small_board_tables(seeds: usize) -> (Rules, std::sync::Arc<awale::tablebase::
 /// tables' best moves as their policy. Returns the games the tables ended and the fewest seeds
 /// on the board of a sample.
 fn check_table_games(samples: TableSamples) -> (usize, usize) {
-    use awale::az::endgame::SelfPlayTables;
+    use awale::az::selfplay_tables::SelfPlayTables;
     let (rules, table) = small_board_tables(10);
     let mut s = settings(3);
     s.full_search_prob = 1.0;
@@ -308,7 +308,7 @@ fn a_self_play_game_that_enters_the_tables_ends_with_their_value() {
 /// the tables' best moves as their policy and the exact result of perfect play as their value.
 #[test]
 fn positions_drawn_from_the_tables_have_exact_targets() {
-    use awale::az::endgame::SelfPlayTables;
+    use awale::az::selfplay_tables::SelfPlayTables;
     let (rules, table) = small_board_tables(10);
     let tables = SelfPlayTables::new(table.clone(), 10, TableSamples::None, &rules).unwrap();
     let rng = &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
@@ -378,7 +378,7 @@ fn positions_drawn_from_the_tables_have_exact_targets() {
 
 #[test]
 fn self_play_tables_must_fit_the_rules_and_the_seeds() {
-    use awale::az::endgame::SelfPlayTables;
+    use awale::az::selfplay_tables::SelfPlayTables;
     let (rules, table) = small_board_tables(6);
     let e = SelfPlayTables::new(table.clone(), 8, TableSamples::Entry, &rules).unwrap_err();
     assert!(e.to_string().contains("at most 6 seeds"), "{e}");
@@ -398,7 +398,7 @@ fn self_play_tables_must_fit_the_rules_and_the_seeds() {
 
 #[test]
 fn prepare_builds_missing_tables_once() {
-    use awale::az::endgame::{prepare, Prepared, SelfPlayTables};
+    use awale::az::selfplay_tables::{prepare, Prepared, SelfPlayTables};
     let dir = std::env::temp_dir().join(format!("awale-az-tables-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut cfg = TrainConfig::tiny();
@@ -430,7 +430,7 @@ fn prepare_builds_missing_tables_once() {
 
 #[test]
 fn self_play_with_tables_reproduces_itself() {
-    use awale::az::endgame::SelfPlayTables;
+    use awale::az::selfplay_tables::SelfPlayTables;
     let (rules, table) = small_board_tables(10);
     let play = || {
         let mut s = settings(4);

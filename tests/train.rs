@@ -549,8 +549,8 @@ fn distributed_self_play_is_the_local_run_bit_for_bit() {
 
 #[test]
 fn a_distributed_run_writes_a_checkpoint_that_plays_and_resumes_locally() {
-    use awale::train::inference::NetCore;
     use awale::train::training::run_with;
+    use awale::train::NetCore;
     let mut cfg = micro_config();
     cfg.training.iterations = 2;
     let dir = tempdir("distributed");
@@ -731,7 +731,7 @@ fn a_network_exported_to_safetensors_plays_as_the_checkpoint() {
 #[test]
 fn the_network_agent_keeps_to_its_move_time_and_stops_on_its_signal() {
     use awale::agents::{Agent, StopSignal};
-    use awale::train::inference::NetCore;
+    use awale::train::NetCore;
     use awale::train::NnAgent;
     use std::sync::Arc;
     use std::time::{Duration, Instant};

@@ -27,7 +27,8 @@ use std::sync::{Arc, Weak};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::registry::{AgentFactory, Registry};
+use super::kind::AgentFactory;
+use super::registry::Registry;
 use super::spec::AgentSpec;
 use super::{Agent, Turn};
 use crate::batch::{League, Opponent, Policy};

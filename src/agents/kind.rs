@@ -20,11 +20,13 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::registry::AgentFactory;
 use super::spec::AgentSpec;
 use super::Agent;
 use crate::error::Result;
 use crate::rules::Rules;
+
+/// Builds an agent: the options of the spec have been checked against the kind's known keys.
+pub type AgentFactory = Arc<dyn Fn(&AgentSpec, &Rules) -> Result<Box<dyn Agent>> + Send + Sync>;
 
 /// One option of an agent kind, for settings of type `S`.
 pub struct AgentOption<S> {

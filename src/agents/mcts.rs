@@ -218,7 +218,7 @@ impl Mcts {
         let deadline = (self.cfg.time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.time_ms));
         let (sims, mut children) = match self.cfg.tree {
             MctsTree::Classic => self.classic.search(
-                &self.cfg,
+                (self.cfg.sims, self.cfg.c, self.cfg.playout_plies),
                 &mut self.rng,
                 rules,
                 root,

@@ -12,7 +12,6 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::eval::outcome;
-use super::mcts::MctsConfig;
 use super::playout::random_playout_until;
 use super::stop::{stopped, StopSignal};
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
@@ -40,13 +39,14 @@ pub(super) struct ClassicTree {
 }
 
 impl ClassicTree {
-    /// A search of `cfg.sims` simulations from `root` (stopped at `deadline` or by `stop` after
-    /// at least one, both also read inside the playouts): the simulations run and, per root
-    /// child, `(house, visits, mean return for the mover)`.
+    /// A search of `sims` simulations from `root` with exploration constant `c` and playouts of
+    /// at most `playout_plies` (stopped at `deadline` or by `stop` after at least one, both also
+    /// read inside the playouts): the simulations run and, per root child, `(house, visits,
+    /// mean return for the mover)`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn search(
         &mut self,
-        cfg: &MctsConfig,
+        (max_sims, c, playout_plies): (u32, f32, u32),
         rng: &mut ChaCha8Rng,
         rules: &Rules,
         root: State,
@@ -67,11 +67,11 @@ impl ClassicTree {
             value: [0.0; MAX_PLAYERS],
         });
         let mut sims = 0;
-        while sims < cfg.sims {
+        while sims < max_sims {
             if sims > 0 && (stopped(stop) || deadline.is_some_and(|d| Instant::now() >= d)) {
                 break;
             }
-            self.simulate(cfg, rng, rules, history, deadline, stop);
+            self.simulate((c, playout_plies), rng, rules, history, deadline, stop);
             sims += 1;
         }
         let r = &self.nodes[0];
@@ -94,7 +94,7 @@ impl ClassicTree {
     /// One simulation: select, expand, play out (cut at `deadline` or by `stop`), back up.
     fn simulate(
         &mut self,
-        cfg: &MctsConfig,
+        (c, playout_plies): (f32, u32),
         rng: &mut ChaCha8Rng,
         rules: &Rules,
         history: &[PositionKey],
@@ -113,7 +113,7 @@ impl ClassicTree {
         let mut node = 0usize;
         // Selection.
         while self.nodes[node].expanded && self.nodes[node].n_children > 0 {
-            node = self.select_child(node, cfg.c);
+            node = self.select_child(node, c);
             self.enter(node, cycles);
         }
         // Expansion.
@@ -129,7 +129,7 @@ impl ClassicTree {
         let s = random_playout_until(
             rules,
             start,
-            cfg.playout_plies,
+            playout_plies,
             rng,
             &mut self.keys,
             deadline,

@@ -23,15 +23,12 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::kind::AgentKind;
+use super::kind::{AgentFactory, AgentKind};
 use super::spec::AgentSpec;
 use super::{alphabeta, greedy, mcts, perfect, random};
 use super::{Agent, StopSignal, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
-
-/// Builds an agent: the options of the spec have been checked against the kind's known keys.
-pub type AgentFactory = Arc<dyn Fn(&AgentSpec, &Rules) -> Result<Box<dyn Agent>> + Send + Sync>;
 
 /// One kind of agent in a [`Registry`].
 #[derive(Clone)]

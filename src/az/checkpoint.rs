@@ -22,62 +22,15 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::Path;
 
-use thiserror::Error;
-
 use super::config::TrainConfig;
 use super::data::{ByteReader, ByteWriter};
+pub use super::CheckpointError;
 use super::{TrainError, TrainResult};
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"AWALECKP";
 /// The format version this build writes and reads.
 pub const VERSION: u32 = 1;
-
-/// Why a checkpoint was refused.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum CheckpointError {
-    /// The file does not start with the checkpoint magic.
-    #[error("not an awale checkpoint (bad magic bytes)")]
-    NotACheckpoint,
-    /// A format version this build cannot read.
-    #[error(
-        "checkpoint format version {found} is not supported (this build reads version {supported})"
-    )]
-    UnsupportedVersion {
-        /// The file's version.
-        found: u32,
-        /// The version this build reads.
-        supported: u32,
-    },
-    /// The checksum does not match: the file is damaged.
-    #[error(
-        "checkpoint is corrupt: checksum {computed:08x} does not match the stored {stored:08x}"
-    )]
-    Checksum {
-        /// The stored CRC-32.
-        stored: u32,
-        /// The CRC-32 of the bytes read.
-        computed: u32,
-    },
-    /// The file ends early.
-    #[error("checkpoint is truncated")]
-    Truncated,
-    /// The checkpoint was made under different settings.
-    #[error("checkpoint was made under a different config (fingerprint {checkpoint:016x}: {checkpoint_text}; this config {config:016x}: {config_text})")]
-    ConfigMismatch {
-        /// The checkpoint's fingerprint.
-        checkpoint: u64,
-        /// What it was computed from.
-        checkpoint_text: String,
-        /// The config's fingerprint.
-        config: u64,
-        /// What it was computed from.
-        config_text: String,
-    },
-    /// A part of the payload cannot be decoded.
-    #[error("checkpoint is corrupt: {0}")]
-    Corrupt(String),
-}
 
 /// Step counters of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -21,6 +21,7 @@ use super::search::{SearchKind, SearchSettings};
 use super::{TrainError, TrainResult};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
+use crate::tablebase::table_rules;
 
 /// The whole configuration of a training run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,7 +115,7 @@ pub struct SelfPlayConfig {
     /// overlapped). The pipeline drains at each checkpoint, so a run stopped and resumed there
     /// is the run that never stopped. Local runs ignore it.
     pub overlap: bool,
-    /// A folder of endgame tables ("" = none; see `awale::az::endgame`): a game that reaches a
+    /// A folder of endgame tables ("" = none; see `awale::az::selfplay_tables`): a game that reaches a
     /// position of at most `tablebase_seeds` seeds on the board ends there with the tables'
     /// exact result. `awale train` builds missing tables into the folder first.
     pub tablebase: String,
@@ -564,7 +565,7 @@ impl TrainConfig {
         if p.temperature < 0.0 || p.temperature_final < 0.0 {
             return bad("selfplay temperatures must not be negative".into());
         }
-        super::endgame::validate(self, &rules)?;
+        validate_tables(p, &rules)?;
         let t = &self.training;
         if t.batch_size == 0 || t.replay_capacity < t.batch_size {
             return bad("training.batch_size >= 1 and replay_capacity >= batch_size".into());
@@ -657,6 +658,34 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
+}
+
+/// Checks the `selfplay.tablebase*` keys of a config without opening the tables (they may not
+/// be built yet).
+fn validate_tables(p: &SelfPlayConfig, rules: &Rules) -> TrainResult<()> {
+    if p.tablebase.is_empty() {
+        if p.tablebase_random > 0 {
+            return Err(TrainError::Config(format!(
+                "selfplay.tablebase_random = {}: positions drawn from tables need \
+                 selfplay.tablebase (a folder of tables)",
+                p.tablebase_random
+            )));
+        }
+        return Ok(());
+    }
+    let bad = |m: String| Err(TrainError::Config(format!("selfplay.tablebase: {m}")));
+    let table = match table_rules(rules) {
+        Ok(t) => t,
+        Err(e) => return bad(e.to_string()),
+    };
+    let most = (table.total_seeds() as usize).min(crate::tablebase::MAX_SEEDS);
+    if p.tablebase_seeds == 0 || p.tablebase_seeds > most {
+        return bad(format!(
+            "tablebase_seeds = {} should be from 1 to {most}",
+            p.tablebase_seeds
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

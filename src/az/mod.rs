@@ -23,7 +23,7 @@
 //! - [`selfplay`]: many concurrent self-play games sharded over worker threads, each shard feeding
 //!   its own batched evaluator, with playout-cap randomisation and a temperature schedule.
 //!   Its byte codec (the games in progress that checkpoints and workers hold) is `selfplay/codec.rs`.
-//! - [`endgame`]: endgame tables in self-play (`selfplay.tablebase`): games end where the
+//! - [`selfplay_tables`]: endgame tables in self-play (`selfplay.tablebase`): games end where the
 //!   tables take over, with the exact result.
 //! - [`machine`]: sizing a run to a machine (`awale train --machine`): the recipe's shape
 //!   scaled from its thread count to another machine's, by the rule of docs/training.md.
@@ -54,17 +54,17 @@ pub mod batch_search;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
-pub mod endgame;
 pub mod generations;
 pub mod machine;
 pub mod network;
 pub mod remote;
+pub mod selfplay_tables;
 /// The guided search (one layer down, in `crate::search`, so that agents use it too).
 pub use crate::search;
 pub mod selfplay;
 pub mod selfplay_bench;
 
-pub use checkpoint::{Checkpoint, CheckpointError};
+pub use checkpoint::Checkpoint;
 pub use config::TrainConfig;
 pub use network::{encode_batch, input_scale, Network, NetworkEvaluator};
 pub use search::{
@@ -108,6 +108,52 @@ impl TrainError {
             reason: err.to_string(),
         }
     }
+}
+
+/// Why a checkpoint was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CheckpointError {
+    /// The file does not start with the checkpoint magic.
+    #[error("not an awale checkpoint (bad magic bytes)")]
+    NotACheckpoint,
+    /// A format version this build cannot read.
+    #[error(
+        "checkpoint format version {found} is not supported (this build reads version {supported})"
+    )]
+    UnsupportedVersion {
+        /// The file's version.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The checksum does not match: the file is damaged.
+    #[error(
+        "checkpoint is corrupt: checksum {computed:08x} does not match the stored {stored:08x}"
+    )]
+    Checksum {
+        /// The stored CRC-32.
+        stored: u32,
+        /// The CRC-32 of the bytes read.
+        computed: u32,
+    },
+    /// The file ends early.
+    #[error("checkpoint is truncated")]
+    Truncated,
+    /// The checkpoint was made under different settings.
+    #[error("checkpoint was made under a different config (fingerprint {checkpoint:016x}: {checkpoint_text}; this config {config:016x}: {config_text})")]
+    ConfigMismatch {
+        /// The checkpoint's fingerprint.
+        checkpoint: u64,
+        /// What it was computed from.
+        checkpoint_text: String,
+        /// The config's fingerprint.
+        config: u64,
+        /// What it was computed from.
+        config_text: String,
+    },
+    /// A part of the payload cannot be decoded.
+    #[error("checkpoint is corrupt: {0}")]
+    Corrupt(String),
 }
 
 /// Shorthand for results of the trainer.

@@ -36,10 +36,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::data::{ReplayBuffer, Sample};
-use super::endgame::SelfPlayTables;
 use super::search::{
     outcome_values, Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS,
 };
+use super::selfplay_tables::SelfPlayTables;
 use super::{CheckpointError, TrainResult};
 use crate::agents::{derive_seed, random_bit};
 use crate::history::History;
@@ -94,7 +94,7 @@ impl SelfPlaySettings {
     }
 
     /// [`SelfPlaySettings::from_config`] with the config's endgame tables opened
-    /// (`selfplay.tablebase`; they must exist: [`super::endgame::prepare`] builds them).
+    /// (`selfplay.tablebase`; they must exist: [`super::selfplay_tables::prepare`] builds them).
     pub fn for_run(cfg: &super::TrainConfig) -> TrainResult<SelfPlaySettings> {
         let mut s = SelfPlaySettings::from_config(cfg);
         s.endgame = SelfPlayTables::open(cfg)?;

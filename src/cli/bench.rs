@@ -219,7 +219,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
     let burn_net = if a.uniform {
         None
     } else {
-        Some(awale::train::inference::NetCore::fresh(&cfg)?)
+        Some(awale::train::NetCore::fresh(&cfg)?)
     };
     #[cfg(feature = "train")]
     let (net, label): (&dyn Network, String) = match &burn_net {

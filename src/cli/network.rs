@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use awale::train::export::{header, write_safetensors};
-use awale::train::inference::NetCore;
+use awale::train::NetCore;
 
 const AFTER_HELP: &str = "\
 A network file is a checkpoint of `awale train` (RUN/checkpoint.ckpt), a generation

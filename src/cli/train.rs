@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use awale::az::endgame::{self, Prepared};
 use awale::az::machine::{scale_to, Machine};
+use awale::az::selfplay_tables::{self, Prepared};
 use awale::tablebase::BuildEvent;
 use awale::train::training::{run as run_training, RunOptions};
 use awale::train::TrainConfig;
@@ -233,7 +233,7 @@ fn prepare_tables(
         BuildEvent::LayerStarted { seeds, .. } => bar.set_message(seeds.to_string()),
         BuildEvent::LayerDone(r) => bar.inc(r.positions),
     };
-    match endgame::prepare(cfg, cfg.selfplay.threads, &event)? {
+    match selfplay_tables::prepare(cfg, cfg.selfplay.threads, &event)? {
         Prepared::Built(t) => {
             bar.finish_and_clear();
             eprintln!(

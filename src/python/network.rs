@@ -2,7 +2,7 @@
 //! safetensors network; `predict` runs the Rust inference on a NumPy batch with the GIL
 //! released; `encode` writes positions in the network's own input (encoding × input scales);
 //! `export_safetensors` writes the weights for PyTorch (`awale.torch.network`). Types are
-//! converted here; the network is `awale::train::inference::NetCore` and the file format
+//! converted here; the network is `awale::train::NetCore` and the file format
 //! `awale::train::export`.
 
 use std::path::PathBuf;
@@ -21,7 +21,7 @@ use super::{game::PyState, type_name, PyRules};
 #[cfg_attr(not(feature = "train"), allow(dead_code))]
 pub struct PyNetwork {
     #[cfg(feature = "train")]
-    core: std::sync::Arc<crate::train::inference::NetCore>,
+    core: std::sync::Arc<crate::train::NetCore>,
     path: PathBuf,
 }
 
@@ -103,7 +103,7 @@ fn states_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<(crate::Rules, crate::Sta
 #[cfg(feature = "train")]
 impl PyNetwork {
     /// The network (shared).
-    pub(crate) fn core(&self) -> std::sync::Arc<crate::train::inference::NetCore> {
+    pub(crate) fn core(&self) -> std::sync::Arc<crate::train::NetCore> {
         self.core.clone()
     }
 }
@@ -117,7 +117,7 @@ impl PyNetwork {
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<PyNetwork> {
         let p = path.clone();
         let core = py
-            .detach(move || crate::train::inference::NetCore::load(&p))
+            .detach(move || crate::train::NetCore::load(&p))
             .map_err(super::trainer::train_error)?;
         Ok(PyNetwork {
             core: std::sync::Arc::new(core),

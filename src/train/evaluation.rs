@@ -1,12 +1,12 @@
 //! The network's evaluation: games against the built-in agents (a gauntlet), its Elo against
 //! their reference ratings ([`super::calibration`]), and optionally its endgame accuracy against
-//! the tables; [`Extra`] keeps the history of these evaluations in checkpoints.
+//! the tables ([`EvalReport`]; [`super::metrics::Extra`] keeps their history in checkpoints).
 
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
-use super::inference::{NetCore, NnAgent};
+use super::inference::NnAgent;
+use super::metrics::{EndgameEval, EvalReport};
+use super::net_core::NetCore;
 use super::search::SearchSettings;
 use super::trainer::Trainer;
 use super::{TrainConfig, TrainResult};
@@ -14,82 +14,6 @@ use crate::agents::{derive_seed, Agent, AgentSpec, Registry};
 use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::tablebase::Tablebase;
 use crate::tournament::{self, Entrant, Format, TournamentConfig};
-
-/// Notes kept in checkpoints: the evaluation history (the Elo curve).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Extra {
-    /// Every evaluation so far.
-    pub evals: Vec<EvalReport>,
-    /// The opponents' reference ratings.
-    pub calibration: Option<Vec<(String, f64)>>,
-}
-
-/// One evaluation of the network against the built-in agents.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct EvalReport {
-    /// Iteration evaluated.
-    pub iteration: u64,
-    /// Games per opponent.
-    pub games: usize,
-    /// Per opponent: (name, score of the network in [0, 1], wins, draws, losses).
-    pub results: Vec<(String, f64, u32, u32, u32)>,
-    /// The network's Elo against the opponents' reference ratings (none when an opponent has no
-    /// reference rating, e.g. the final opponents outside the calibration).
-    pub elo: Option<f64>,
-    /// Seconds the evaluation took.
-    pub secs: f64,
-    /// The endgame accuracy (`eval.endgame_tables`), when measured.
-    #[serde(default)]
-    pub endgame: Option<EndgameEval>,
-}
-
-/// The network's endgame accuracy against the tables ([`crate::endgame`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct EndgameEval {
-    /// Positions scored.
-    pub positions: usize,
-    /// Most seeds on their boards (the tables' limit).
-    pub max_seeds: usize,
-    /// Share of optimal moves (0 to 1).
-    pub optimal_share: f64,
-    /// Mean seeds lost per move against perfect play.
-    pub mean_loss: f64,
-    /// Share of moves that keep the game's result (0 to 1).
-    #[serde(default)]
-    pub result_share: f64,
-}
-
-impl EvalReport {
-    /// A table of the results.
-    pub fn table(&self) -> String {
-        let elo = match self.elo {
-            Some(e) => format!(", Elo {e:.0}"),
-            None => String::new(),
-        };
-        let mut s = format!(
-            "evaluation at iteration {} ({} games per opponent{elo}):\n",
-            self.iteration, self.games
-        );
-        for (name, score, w, d, l) in &self.results {
-            s.push_str(&format!(
-                "  vs {name:<24} score {:>5.1}%  (+{w} ={d} -{l})\n",
-                100.0 * score
-            ));
-        }
-        if let Some(e) = &self.endgame {
-            s.push_str(&format!(
-                "  endgame (<= {} seeds, {} positions): {:.1}% optimal, {:.3} seeds lost per move, \
-                 {:.1}% keep the result\n",
-                e.max_seeds,
-                e.positions,
-                100.0 * e.optimal_share,
-                e.mean_loss,
-                100.0 * e.result_share
-            ));
-        }
-        s
-    }
-}
 
 impl Trainer {
     /// Plays the network (`sims` simulations per move) against each opponent, `games` games

@@ -19,7 +19,7 @@
 //!
 //! ```
 //! use awale::train::export::{from_safetensors, header, to_safetensors};
-//! use awale::train::inference::NetCore;
+//! use awale::train::NetCore;
 //! use awale::train::TrainConfig;
 //! let core = NetCore::fresh(&TrainConfig::tiny()).unwrap();
 //! let bytes = to_safetensors(&core).unwrap();
@@ -37,8 +37,10 @@ use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, PyTorchToBurnAdapter, Sa
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::write_atomic;
-use super::inference::NetCore;
+use super::checkpoint::Checkpoint;
+use super::model::load_model;
 use super::model::{NetShape, PolicyValueNet};
+use super::net_core::NetCore;
 use super::{TrainConfig, TrainError, TrainResult};
 use crate::batch::{input_scale, ObsEncoding};
 use crate::rules::Rules;
@@ -258,6 +260,21 @@ fn check_tensors(meta: &safetensors::tensor::Metadata, shape: &NetShape) -> Resu
         return Err(format!("tensor '{extra}' is not part of the network"));
     }
     Ok(())
+}
+
+impl NetCore {
+    /// Loads the network of a file: a checkpoint or generation of `awale train`, or a
+    /// safetensors network ((this module)).
+    pub fn load(path: &Path) -> TrainResult<NetCore> {
+        let bytes = std::fs::read(path).map_err(|e| TrainError::io(path, e))?;
+        if is_safetensors(&bytes) {
+            return from_safetensors(&bytes);
+        }
+        let ckpt = Checkpoint::from_bytes(&bytes)?;
+        let device = super::inference_device();
+        let net = load_model(&ckpt.config, &ckpt.model, &device)?;
+        NetCore::new(&net, &ckpt.config)
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
-//! What an iteration did ([`IterationStats`]) and the TensorBoard scalars the run logs of it and of
-//! each evaluation ([`super::logging`] writes them).
+//! What an iteration did ([`IterationStats`]), what an evaluation found ([`EvalReport`]) and
+//! the history of them a checkpoint keeps ([`Extra`]), and the TensorBoard scalars the run logs
+//! of each ([`super::logging`] writes them).
 
 use super::checkpoint::Counters;
-use super::evaluation::EvalReport;
 use super::logging::Logger;
 use super::loss::LossStats;
 use super::selfplay::SelfPlayStats;
+use serde::{Deserialize, Serialize};
 
 /// What one iteration did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -101,4 +102,80 @@ pub(super) fn log_eval(log: &mut Logger, r: &EvalReport) {
     }
     let refs: Vec<(&str, f64)> = tags.iter().map(|(t, v)| (t.as_str(), *v)).collect();
     log.scalars(r.iteration, &refs);
+}
+
+/// Notes kept in checkpoints: the evaluation history (the Elo curve).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Extra {
+    /// Every evaluation so far.
+    pub evals: Vec<EvalReport>,
+    /// The opponents' reference ratings.
+    pub calibration: Option<Vec<(String, f64)>>,
+}
+
+/// One evaluation of the network against the built-in agents.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvalReport {
+    /// Iteration evaluated.
+    pub iteration: u64,
+    /// Games per opponent.
+    pub games: usize,
+    /// Per opponent: (name, score of the network in [0, 1], wins, draws, losses).
+    pub results: Vec<(String, f64, u32, u32, u32)>,
+    /// The network's Elo against the opponents' reference ratings (none when an opponent has no
+    /// reference rating, e.g. the final opponents outside the calibration).
+    pub elo: Option<f64>,
+    /// Seconds the evaluation took.
+    pub secs: f64,
+    /// The endgame accuracy (`eval.endgame_tables`), when measured.
+    #[serde(default)]
+    pub endgame: Option<EndgameEval>,
+}
+
+/// The network's endgame accuracy against the tables ([`crate::endgame`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndgameEval {
+    /// Positions scored.
+    pub positions: usize,
+    /// Most seeds on their boards (the tables' limit).
+    pub max_seeds: usize,
+    /// Share of optimal moves (0 to 1).
+    pub optimal_share: f64,
+    /// Mean seeds lost per move against perfect play.
+    pub mean_loss: f64,
+    /// Share of moves that keep the game's result (0 to 1).
+    #[serde(default)]
+    pub result_share: f64,
+}
+
+impl EvalReport {
+    /// A table of the results.
+    pub fn table(&self) -> String {
+        let elo = match self.elo {
+            Some(e) => format!(", Elo {e:.0}"),
+            None => String::new(),
+        };
+        let mut s = format!(
+            "evaluation at iteration {} ({} games per opponent{elo}):\n",
+            self.iteration, self.games
+        );
+        for (name, score, w, d, l) in &self.results {
+            s.push_str(&format!(
+                "  vs {name:<24} score {:>5.1}%  (+{w} ={d} -{l})\n",
+                100.0 * score
+            ));
+        }
+        if let Some(e) = &self.endgame {
+            s.push_str(&format!(
+                "  endgame (<= {} seeds, {} positions): {:.1}% optimal, {:.3} seeds lost per move, \
+                 {:.1}% keep the result\n",
+                e.max_seeds,
+                e.positions,
+                100.0 * e.optimal_share,
+                e.mean_loss,
+                100.0 * e.result_share
+            ));
+        }
+        s
+    }
 }

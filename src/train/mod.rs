@@ -6,8 +6,8 @@
 //! - [`model`]: the policy/value network ([`PolicyValueNet`]): an MLP trunk over an observation
 //!   encoding of [`crate::batch::ObsEncoding`], a policy head (one logit per house), a value head
 //!   (one value, or one per player in the multi-player game) and an auxiliary score-difference head.
-//! - [`inference`]: [`inference::NetCore`], the network as an [`crate::az::Network`], and
-//!   [`NnAgent`], a trained network as an [`crate::agents::Agent`] (`nn:path=...`), registered by
+//! - [`net_core`]: [`NetCore`], a trained network ready for inference (an [`crate::az::Network`]).
+//! - [`inference`]: [`NnAgent`], a trained network as an [`crate::agents::Agent`] (`nn:path=...`), registered by
 //!   [`register_agents`].
 //! - [`loss`]: the loss terms of the heads and their targets ([`loss::LossStats`]).
 //! - [`trainer`]: [`Trainer`], a run in memory (network, optimiser, replay buffer, self-play
@@ -34,6 +34,7 @@ pub mod logging;
 pub mod loss;
 pub mod metrics;
 pub mod model;
+pub mod net_core;
 pub mod trainer;
 pub mod training;
 pub mod worker;
@@ -45,6 +46,7 @@ pub use checkpoint::{Checkpoint, CheckpointError};
 pub use config::TrainConfig;
 pub use inference::{register_agents, registry, NnAgent};
 pub use model::PolicyValueNet;
+pub use net_core::NetCore;
 pub use search::{
     Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
 };

@@ -16,11 +16,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::checkpoint::{Checkpoint, Counters, RngState};
 use super::data::{ByteReader, ByteWriter, ReplayBuffer, Sample};
-use super::evaluation::Extra;
-use super::inference::NetCore;
 use super::loss::{Batch, Loss, LossStats};
-use super::metrics::IterationStats;
+use super::metrics::{Extra, IterationStats};
 use super::model::{input_scale, load_model, PolicyValueNet};
+use super::net_core::NetCore;
 use super::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::derive_seed;
@@ -148,7 +147,7 @@ impl Trainer {
         let model = PolicyValueNet::from_config(&cfg, &device)?;
         // Missing endgame tables are built here (once, into their folder) unless the caller
         // built them first to report it (`awale train` does).
-        crate::az::endgame::prepare(&cfg, cfg.selfplay.threads, &|_| {})?;
+        crate::az::selfplay_tables::prepare(&cfg, cfg.selfplay.threads, &|_| {})?;
         let selfplay = SelfPlay::with_threads(
             rules,
             SelfPlaySettings::for_run(&cfg)?,

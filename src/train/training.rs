@@ -33,9 +33,10 @@ use crate::az::remote::{self, RemoteSelfPlay};
 
 // What this file held before it was split, at its old paths (`awale::train::training::Trainer`).
 pub use super::calibration::calibrate;
-pub use super::evaluation::{elo_against, evaluate_core, EndgameEval, EvalReport, Extra};
+pub use super::evaluation::{elo_against, evaluate_core};
 pub use super::loss::LossStats;
 pub use super::metrics::IterationStats;
+pub use super::metrics::{EndgameEval, EvalReport, Extra};
 pub use super::trainer::Trainer;
 
 /// Options of [`run`].

@@ -19,8 +19,8 @@
 
 use std::ops::Range;
 
-use super::inference::NetCore;
 use super::model::load_model;
+use super::net_core::NetCore;
 use super::{TrainConfig, TrainResult};
 use crate::az::network::NetworkEvaluator;
 use crate::az::remote::SelfPlayPart;

@@ -11,8 +11,8 @@ use axum::routing::{get, post};
 use axum::{middleware, Json, Router};
 use serde_json::{json, Value};
 
-use super::body::read_body;
-use super::error::{json_errors, ApiError};
+use super::body::{read_body, REPLAY_LIMIT};
+use super::error::{json_errors, ApiError, Scrub};
 use super::games::{delete_game, get_game, hint, new_game, person_move, undo};
 use super::guard::{guard, security_headers, Access};
 use super::replay::replay;
@@ -27,17 +27,13 @@ pub(super) const PAGE_CSS: &str = include_str!("page.css");
 /// The API's OpenAPI document (`GET /api/openapi.json`), compiled in; `tests/serve.rs` checks
 /// it against the routes and schemathesis checks the answers against it.
 pub(super) const OPENAPI: &str = include_str!("openapi.json");
-/// Largest JSON request body (a game record for `/api/replay` may be larger).
-pub(super) const BODY_LIMIT: usize = 64 * 1024;
-/// Largest `/api/replay` body: a tournament file of a few thousand games.
-pub(super) const REPLAY_LIMIT: usize = 16 * 1024 * 1024;
-/// Largest `/api/replay` answer (its JSON): a replay that would write more is refused with 413.
-pub(super) const REPLAY_ANSWER: usize = 32 * 1024 * 1024;
-/// Games of one `/api/replay` answer at most.
-pub(super) const REPLAY_GAMES: usize = 2000;
 
 /// The routes, behind the access checks of [`super::guard`].
 pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
+    let scrub: Scrub = {
+        let state = state.clone();
+        Arc::new(move |text| state.admission.scrub(text))
+    };
     Router::new()
         .route("/", get(page))
         .route("/page.js", get(page_js))
@@ -67,10 +63,7 @@ pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
         // `read_body`, after the access checks; the others never read one.
         .layer(DefaultBodyLimit::max(REPLAY_LIMIT))
         .layer(middleware::from_fn_with_state(access, guard))
-        .layer(middleware::map_response_with_state(
-            state.clone(),
-            json_errors,
-        ))
+        .layer(middleware::map_response_with_state(scrub, json_errors))
         .layer(middleware::map_response(security_headers))
         .with_state(state)
 }
@@ -135,7 +128,7 @@ async fn presets() -> Json<Value> {
 }
 
 async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
-    let lim = &app.policy.limits;
+    let lim = &app.admission.limits;
     let kinds: Vec<Value> = app
         .registry
         .entries()
@@ -151,8 +144,8 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
     Json(json!({
         "kinds": kinds,
         "examples": ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=8", "mcts:sims=2000", "perfect"],
-        "tablebase": app.policy.tablebase.is_some(),
-        "networks": app.policy.network_names(),
+        "tablebase": app.admission.tablebase.is_some(),
+        "networks": app.admission.network_names(),
         "move_time_ms": app.move_time.as_millis() as u64,
         "memory_used_mb": {
             "games": app.games_mb(),
@@ -167,7 +160,7 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
             "thinking": lim.thinking,
             "plies": lim.plies,
             "client_games": lim.client_games,
-            "relay_cap": super::policy::MAX_RELAY_CAP,
+            "relay_cap": super::admission::MAX_RELAY_CAP,
         },
     }))
 }

@@ -11,8 +11,12 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 
-use super::api::{BODY_LIMIT, REPLAY_LIMIT};
 use super::error::ApiError;
+
+/// Largest JSON request body (a game record for `/api/replay` may be larger).
+pub(super) const BODY_LIMIT: usize = 64 * 1024;
+/// Largest `/api/replay` body: a tournament file of a few thousand games.
+pub(super) const REPLAY_LIMIT: usize = 16 * 1024 * 1024;
 
 /// Longest time to receive a whole body.
 pub(super) const BODY_TIME: Duration = Duration::from_secs(30);

@@ -11,8 +11,6 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::session::AppState;
-
 /// An error answer: a 4xx (or 5xx) status and `{"error": reason}`.
 #[derive(Debug)]
 pub struct ApiError(pub(super) StatusCode, pub(super) String);
@@ -24,7 +22,7 @@ impl ApiError {
     pub(super) fn conflict(reason: impl Into<String>) -> ApiError {
         ApiError(StatusCode::CONFLICT, reason.into())
     }
-    /// A request the server's policy refuses (a cap, a file name).
+    /// A request the server's admission rules refuse (a cap, a file name).
     pub(super) fn forbidden(reason: impl Into<String>) -> ApiError {
         ApiError(StatusCode::FORBIDDEN, reason.into())
     }
@@ -58,13 +56,16 @@ impl From<JsonRejection> for ApiError {
 
 pub(super) type ApiResult<T> = Result<T, ApiError>;
 
+/// What writes the operator's folders out of a reason (`Admission::scrub`).
+pub(super) type Scrub = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
 /// The largest body of an error answer read back to be rewritten as JSON.
 const ERROR_BODY: usize = 64 * 1024;
 
 /// Every error answer as `{"error": reason}` with the operator's folders scrubbed from the
 /// reason (`<tablebase>`, `<networks>`): ours, and those axum writes as plain text (a body over
 /// the limit, text that is not UTF-8, a path that does not decode).
-pub(super) async fn json_errors(State(app): State<Arc<AppState>>, res: Response) -> Response {
+pub(super) async fn json_errors(State(scrub): State<Scrub>, res: Response) -> Response {
     let status = res.status();
     if !(status.is_client_error() || status.is_server_error()) {
         return res;
@@ -84,7 +85,7 @@ pub(super) async fn json_errors(State(app): State<Arc<AppState>>, res: Response)
             }
         }
     };
-    let body = json!({ "error": app.policy.scrub(&reason) }).to_string();
+    let body = json!({ "error": scrub(&reason) }).to_string();
     parts.headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

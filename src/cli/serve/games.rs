@@ -14,8 +14,8 @@ use awale::agents::{parse_agent_list, Agent, AgentSpec};
 use awale::notation::{format_move, parse_move, player_name, result_text};
 use awale::{AwaleError, Game, Rules};
 
+use super::admission::{Admitted, INSTANT_KINDS};
 use super::error::{ApiError, ApiResult};
-use super::policy::{Admitted, INSTANT_KINDS};
 use super::session::{lock, AppState, LastMove, Seat, Session};
 use super::view::view;
 
@@ -61,12 +61,12 @@ fn default_rules() -> String {
     "abapa".into()
 }
 
-/// The client's `spec` as the server lets it run (see [`super::policy`]): caps checked,
+/// The client's `spec` as the server lets it run (see [`super::admission`]): caps checked,
 /// the server's time limit added where the kind takes one, files resolved by name.
 fn admit(app: &AppState, spec: &AgentSpec) -> ApiResult<Admitted> {
     let entry = app.registry.entries().iter().find(|e| e.kind == spec.kind);
     let takes = |key: &str| entry.is_some_and(|e| e.options.iter().any(|(k, _)| k == key));
-    app.policy.admit(spec, takes)
+    app.admission.admit(spec, takes)
 }
 
 pub(super) async fn new_game(
@@ -80,14 +80,14 @@ pub(super) async fn new_game(
         Some(text) => {
             let (rules, state) = awale::notation::parse_position(text)
                 .map_err(|e| ApiError::bad(format!("position: {e}")))?;
-            Game::from_state(app.policy.admit_rules(rules)?, state)
+            Game::from_state(app.admission.admit_rules(rules)?, state)
         }
         None => {
             let rules: Rules = req
                 .rules
                 .parse()
                 .map_err(|e| ApiError::bad(format!("rules: {e}")))?;
-            Game::with_seed(app.policy.admit_rules(rules)?, seed)
+            Game::with_seed(app.admission.admit_rules(rules)?, seed)
         }
     };
     let rules = *game.rules();
@@ -125,10 +125,10 @@ pub(super) async fn new_game(
         }
         memory_mb += admitted.memory_mb;
         // Checked before the agent is built (its table is allocated then).
-        if memory_mb > app.policy.limits.memory_mb {
+        if memory_mb > app.admission.limits.memory_mb {
             return Err(ApiError::forbidden(format!(
                 "the agents need {memory_mb} MiB together, more than this server's {} MiB (--memory-mb)",
-                app.policy.limits.memory_mb
+                app.admission.limits.memory_mb
             )));
         }
         let mut agent = app.registry.build(&admitted.spec, &rules).map_err(|e| {
@@ -137,7 +137,10 @@ pub(super) async fn new_game(
                 AwaleError::BadAgentSpec { reason, .. } => reason,
                 e => e.to_string(),
             };
-            ApiError::bad(format!("seat {i}: {text}: {}", app.policy.scrub(&reason)))
+            ApiError::bad(format!(
+                "seat {i}: {text}: {}",
+                app.admission.scrub(&reason)
+            ))
         })?;
         agent.reset(awale::agents::derive_seed(seed, i as u64));
         seats.push(Seat::Agent {
@@ -301,7 +304,7 @@ pub(super) async fn hint(
     let rules = *game.rules();
     let mover = game.to_move();
     let permit = app.permit().await?;
-    let time_ms = app.policy.limits.time_ms;
+    let time_ms = app.admission.limits.time_ms;
     let advice = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         super::super::play::advice(&game, time_ms)

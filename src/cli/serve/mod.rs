@@ -5,13 +5,13 @@
 //! board as SVG and talks to the API. Every rule stays in the engine: the server sends the
 //! position, the legal moves and the result; the page only draws them.
 
+mod admission;
 mod api;
 mod body;
 mod conn;
 mod error;
 mod games;
 mod guard;
-mod policy;
 mod replay;
 mod session;
 mod thinking;
@@ -73,7 +73,7 @@ pub struct Args {
     /// (alpha-beta, MCTS) unless their spec sets it, and the most a spec may set (0, no limit,
     /// is refused); hints stop at it too. A request waits at most this long plus a second,
     /// then answers 202 and the page asks again.
-    #[arg(long, default_value_t = policy::DEFAULT_TIME_MS, value_name = "MS")]
+    #[arg(long, default_value_t = admission::DEFAULT_TIME_MS, value_name = "MS")]
     pub move_time_ms: u64,
     /// Endgame tables (`awale tablebase build`): the `perfect` agent, `tb=server` for
     /// alpha-beta and networks, and the table's values in hints and agents' thoughts.
@@ -88,11 +88,11 @@ pub struct Args {
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub max_games: usize,
     /// Games one client (address) keeps at once; its own least recently used goes beyond it.
-    #[arg(long, default_value_t = policy::DEFAULT_CLIENT_GAMES, value_name = "N")]
+    #[arg(long, default_value_t = admission::DEFAULT_CLIENT_GAMES, value_name = "N")]
     pub max_client_games: usize,
     /// Longest game in plies: a rules spec without `max_plies` gets this one, a larger one is
     /// refused; replays of longer games too.
-    #[arg(long, default_value_t = policy::DEFAULT_PLIES, value_name = "N")]
+    #[arg(long, default_value_t = admission::DEFAULT_PLIES, value_name = "N")]
     pub max_plies: u32,
     /// Connections open at once, all clients together; more get 503.
     #[arg(long, default_value_t = 256, value_name = "N")]
@@ -105,17 +105,17 @@ pub struct Args {
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     pub idle_timeout_ms: u64,
     /// Deepest search a client may ask for (`alphabeta:depth`, `perfect:fallback_depth`).
-    #[arg(long, default_value_t = policy::DEFAULT_DEPTH, value_name = "D")]
+    #[arg(long, default_value_t = admission::DEFAULT_DEPTH, value_name = "D")]
     pub max_depth: u64,
     /// Most simulations per move a client may ask for (`mcts:sims`, `nn:sims`).
-    #[arg(long, default_value_t = policy::DEFAULT_SIMS, value_name = "N")]
+    #[arg(long, default_value_t = admission::DEFAULT_SIMS, value_name = "N")]
     pub max_sims: u64,
     /// Largest transposition table of one agent, in MiB (`alphabeta:tt_mb`; the default is 16).
-    #[arg(long, default_value_t = policy::DEFAULT_TT_MB, value_name = "MIB")]
+    #[arg(long, default_value_t = admission::DEFAULT_TT_MB, value_name = "MIB")]
     pub max_tt_mb: u64,
     /// Memory the agents of all live games may hold together, in MiB (their transposition
     /// tables): the least recently used games are dropped to stay under it.
-    #[arg(long, default_value_t = policy::DEFAULT_MEMORY_MB, value_name = "MIB")]
+    #[arg(long, default_value_t = admission::DEFAULT_MEMORY_MB, value_name = "MIB")]
     pub memory_mb: u64,
     /// Agents and hints thinking at once (0: one per core); more answer 503.
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -156,30 +156,30 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let networks = args
         .networks
         .as_deref()
-        .map(|d| policy::check_folder("--networks", d))
+        .map(|d| admission::check_folder("--networks", d))
         .transpose()?;
     let tablebase = args
         .tablebase
         .as_deref()
-        .map(|d| policy::check_folder("--tablebase", d))
+        .map(|d| admission::check_folder("--tablebase", d))
         .transpose()?;
     if args.token.as_ref().is_some_and(|t| t.len() < 16) {
         return Err("--token must have at least 16 characters".into());
     }
-    let limits = policy::Limits {
+    let limits = admission::Limits {
         time_ms: args.move_time_ms,
         depth: args.max_depth,
         sims: args.max_sims,
         tt_mb: args.max_tt_mb,
         memory_mb: args.memory_mb,
         thinking: match args.max_thinking {
-            0 => policy::default_thinking(),
+            0 => admission::default_thinking(),
             n => n,
         },
         plies: args.max_plies,
         client_games: args.max_client_games,
     };
-    let policy = policy::Policy {
+    let admission = admission::Admission {
         limits,
         networks,
         tablebase,
@@ -198,7 +198,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let token = access.token.clone();
     let state = Arc::new(session::AppState::new(
         awale::agents::Registry::available(),
-        policy,
+        admission,
         args.max_games,
     ));
     let runtime = tokio::runtime::Builder::new_multi_thread()

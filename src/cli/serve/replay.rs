@@ -15,9 +15,13 @@ use serde_json::Value;
 
 use awale::notation::{format_move, player_name, result_text, GameRecord};
 
-use super::api::{REPLAY_ANSWER, REPLAY_GAMES};
 use super::error::{ApiError, ApiResult};
 use super::session::AppState;
+
+/// Largest `/api/replay` answer (its JSON): a replay that would write more is refused with 413.
+pub(super) const REPLAY_ANSWER: usize = 32 * 1024 * 1024;
+/// Games of one `/api/replay` answer at most.
+pub(super) const REPLAY_GAMES: usize = 2000;
 
 /// Bytes a game's text (a record, or a `games.jsonl` line) may take besides its moves (tags,
 /// seats, the start position).
@@ -213,7 +217,7 @@ fn write_replay(body: &str, plies: u32, w: &mut Capped) -> ApiResult<()> {
 pub(super) async fn replay(State(app): State<Arc<AppState>>, body: String) -> ApiResult<Response> {
     // Replays are CPU work: they take a thinking permit like agents (`--max-thinking`).
     let permit = app.permit().await?;
-    let plies = app.policy.limits.plies;
+    let plies = app.admission.limits.plies;
     let answer = tokio::task::spawn_blocking(move || -> ApiResult<Vec<u8>> {
         let _permit = permit;
         let mut w = Capped {

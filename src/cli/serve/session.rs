@@ -15,8 +15,8 @@ use awale::agents::{Agent, Registry, StopSignal, Thoughts};
 use awale::tablebase::Tablebase;
 use awale::{Game, Rules};
 
+use super::admission::Admission;
 use super::error::{ApiError, ApiResult};
-use super::policy::Policy;
 
 /// Who sits at a seat.
 pub(super) enum Seat {
@@ -109,7 +109,7 @@ impl Games {
 pub struct AppState {
     pub(super) registry: Registry,
     /// What clients may ask for (caps, folders).
-    pub(super) policy: Policy,
+    pub(super) admission: Admission,
     /// Tables opened so far, by the rules of play they answer for (None: the folder has none,
     /// or the memory budget had no room).
     pub(super) tables: Mutex<HashMap<Rules, Option<Arc<Tablebase>>>>,
@@ -143,12 +143,12 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl AppState {
     /// A server with no games.
-    pub fn new(registry: Registry, policy: Policy, max_games: usize) -> AppState {
+    pub fn new(registry: Registry, admission: Admission, max_games: usize) -> AppState {
         AppState {
             registry,
-            move_time: Duration::from_millis(policy.limits.time_ms),
-            thinking: Arc::new(Semaphore::new(policy.limits.thinking)),
-            policy,
+            move_time: Duration::from_millis(admission.limits.time_ms),
+            thinking: Arc::new(Semaphore::new(admission.limits.thinking)),
+            admission,
             tables: Mutex::new(HashMap::new()),
             tables_mb: AtomicU64::new(0),
             games_mb: AtomicU64::new(0),
@@ -195,7 +195,7 @@ impl AppState {
         g.order.push_back(id.clone());
         g.memory_mb += mb;
         let mut dropped = Vec::new();
-        let client_games = self.policy.limits.client_games;
+        let client_games = self.admission.limits.client_games;
         while g.map.values().filter(|e| e.client == client).count() > client_games {
             let Some(old) = g.oldest(|e| e.client == client) else {
                 break;
@@ -213,7 +213,7 @@ impl AppState {
         }
         // Over the memory budget, only games that hold memory go (of the client holding the
         // most): a game of cheap agents is never dropped to make room.
-        while g.memory_mb + self.tables_mb() > self.policy.limits.memory_mb {
+        while g.memory_mb + self.tables_mb() > self.admission.limits.memory_mb {
             let holders = g.holders();
             let most = holders.values().map(|h| h.1).max().unwrap_or(0);
             let Some(old) = g
@@ -254,7 +254,7 @@ impl AppState {
         wait.await.ok().and_then(|p| p.ok()).ok_or_else(|| {
             ApiError::busy(format!(
                 "the server is busy: {} agents are thinking (--max-thinking); ask again shortly",
-                self.policy.limits.thinking
+                self.admission.limits.thinking
             ))
         })
     }
@@ -264,7 +264,7 @@ impl AppState {
     /// rules of play: [`awale::tablebase::table_rules`]) and kept; their memory counts against
     /// `--memory-mb`.
     pub(super) fn table(&self, rules: &Rules) -> Option<Arc<Tablebase>> {
-        let dir = self.policy.tablebase.as_ref()?;
+        let dir = self.admission.tablebase.as_ref()?;
         let key = awale::tablebase::table_rules(rules).ok()?;
         let mut t = lock(&self.tables);
         if let Some(found) = t.get(&key) {
@@ -278,7 +278,7 @@ impl AppState {
         let table = Tablebase::open_shared(dir, rules).ok().filter(|table| {
             let mb = table.memory_bytes().div_ceil(1 << 20) as u64;
             let used = self.games_mb.load(Ordering::Relaxed) + self.tables_mb();
-            if used + mb > self.policy.limits.memory_mb {
+            if used + mb > self.admission.limits.memory_mb {
                 return false;
             }
             self.tables_mb.fetch_add(mb, Ordering::Relaxed);

@@ -74,8 +74,8 @@ pub(super) async fn agent_move(
     };
     let worker = {
         let session = session.clone();
-        let policy = app.policy.clone();
-        let scrub = move |text: &str| policy.scrub(text);
+        let admission = app.admission.clone();
+        let scrub = move |text: &str| admission.scrub(text);
         tokio::task::spawn_blocking(move || {
             // Held while the agent thinks, even after the request has answered 202.
             let _permit = permit;

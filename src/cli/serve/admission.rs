@@ -83,7 +83,7 @@ pub(super) const INSTANT_KINDS: &[&str] = &["random", "greedy"];
 
 /// Limits and the folders clients may name files in.
 #[derive(Debug, Clone, Default)]
-pub struct Policy {
+pub struct Admission {
     /// The caps.
     pub limits: Limits,
     /// `--networks DIR`: `nn:path=NAME` names a file directly in it.
@@ -98,8 +98,8 @@ pub(super) struct Admitted {
     pub(super) memory_mb: u64,
 }
 
-impl Policy {
-    /// Checks a client's `spec` against the policy and returns the spec to build: numbers
+impl Admission {
+    /// Checks a client's `spec` against the admission rules and returns the spec to build: numbers
     /// within the caps, `time_ms` added where the kind takes it (`takes(key)`), files resolved
     /// in the operator's folders. The error says which option and why, and nothing about the
     /// server's files.
@@ -322,11 +322,11 @@ pub(super) fn check_folder(flag: &str, dir: &Path) -> Result<PathBuf, String> {
 mod tests {
     use super::*;
 
-    fn policy() -> Policy {
-        Policy::default()
+    fn admission() -> Admission {
+        Admission::default()
     }
 
-    fn admit(p: &Policy, text: &str) -> ApiResult<Admitted> {
+    fn admit(p: &Admission, text: &str) -> ApiResult<Admitted> {
         let spec: AgentSpec = text.parse().unwrap();
         let takes_time = matches!(spec.kind.as_str(), "alphabeta" | "mcts");
         p.admit(&spec, |k| takes_time && k == "time_ms")
@@ -334,7 +334,7 @@ mod tests {
 
     #[test]
     fn caps_refuse_costly_options_and_pass_the_rest() {
-        let p = policy();
+        let p = admission();
         for bad in [
             "alphabeta:depth=64",
             "alphabeta:tt_mb=4096",
@@ -358,11 +358,11 @@ mod tests {
 
     #[test]
     fn files_only_by_name_in_the_operator_folders() {
-        let dir = std::env::temp_dir().join(format!("awale-policy-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("awale-admission-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("net.ckpt"), b"AWALECKP and the rest").unwrap();
         std::fs::write(dir.join("config.toml"), b"[search]\nsims = 8\n").unwrap();
-        let mut p = policy();
+        let mut p = admission();
         for text in [
             "nn:path=/etc/passwd",
             "nn:path=net.ckpt",

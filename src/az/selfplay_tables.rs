@@ -14,7 +14,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use awale::az::config::TableSamples;
-//! use awale::az::endgame::SelfPlayTables;
+//! use awale::az::selfplay_tables::SelfPlayTables;
 //! use awale::tablebase::Tablebase;
 //! use awale::{Rules, State};
 //! let rules = Rules::abapa();
@@ -44,7 +44,7 @@ use super::{TrainConfig, TrainError, TrainResult};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
 use crate::state::State;
-use crate::tablebase::{table_rules, BuildEvent, Tablebase};
+use crate::tablebase::{BuildEvent, Tablebase};
 
 /// The endgame tables of a self-play run: which positions end a game, and the samples they add.
 #[derive(Clone)]
@@ -214,7 +214,7 @@ impl SelfPlayTables {
     /// ```
     /// use std::sync::Arc;
     /// use awale::az::config::TableSamples;
-    /// use awale::az::endgame::SelfPlayTables;
+    /// use awale::az::selfplay_tables::SelfPlayTables;
     /// use awale::tablebase::Tablebase;
     /// use awale::Rules;
     /// let rules = Rules::abapa();
@@ -315,33 +315,4 @@ pub fn prepare(
     let table = Tablebase::build(&rules, p.tablebase_seeds, threads, progress)?;
     table.save(dir)?;
     Ok(Prepared::Built(start.elapsed()))
-}
-
-/// Checks the `selfplay.tablebase*` keys of a config without opening the tables (they may not
-/// be built yet).
-pub(crate) fn validate(cfg: &TrainConfig, rules: &Rules) -> TrainResult<()> {
-    let p = &cfg.selfplay;
-    if p.tablebase.is_empty() {
-        if p.tablebase_random > 0 {
-            return Err(TrainError::Config(format!(
-                "selfplay.tablebase_random = {}: positions drawn from tables need \
-                 selfplay.tablebase (a folder of tables)",
-                p.tablebase_random
-            )));
-        }
-        return Ok(());
-    }
-    let bad = |m: String| Err(TrainError::Config(format!("selfplay.tablebase: {m}")));
-    let table = match table_rules(rules) {
-        Ok(t) => t,
-        Err(e) => return bad(e.to_string()),
-    };
-    let most = (table.total_seeds() as usize).min(crate::tablebase::MAX_SEEDS);
-    if p.tablebase_seeds == 0 || p.tablebase_seeds > most {
-        return bad(format!(
-            "tablebase_seeds = {} should be from 1 to {most}",
-            p.tablebase_seeds
-        ));
-    }
-    Ok(())
 }
