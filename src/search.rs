@@ -116,7 +116,7 @@ impl Default for Evaluation {
 }
 
 /// Evaluates the leaves of searches in batches: what guides a [`Search`] (a network through
-/// [`super::network::NetworkEvaluator`], or [`UniformEvaluator`]).
+/// [`crate::az::network::NetworkEvaluator`], or [`UniformEvaluator`]).
 pub trait LeafEvaluator {
     /// Writes one evaluation per state into `out` (cleared first).
     fn evaluate(&mut self, states: &[State], out: &mut Vec<Evaluation>);
@@ -138,12 +138,6 @@ impl LeafEvaluator for UniformEvaluator {
         out.clear();
         out.resize(states.len(), Evaluation::default());
     }
-}
-
-/// The exact result of a finished (or cut-off) game for every player: +1 for a sole leader by
-/// stores, 0 for a shared lead, -1 for the others.
-pub fn outcome_values(state: &State, rules: &Rules) -> [f32; MAX_PLAYERS] {
-    crate::state::outcome_from_scores(&state.scores()[..rules.players as usize])
 }
 
 #[derive(Debug, Clone)]
@@ -175,7 +169,7 @@ impl Node {
             logits: [0.0; MAX_ACTIONS],
             prior: [0.0; MAX_ACTIONS],
             raw_value: if terminal {
-                outcome_values(&state, rules)
+                state.outcome_by_stores(rules)
             } else {
                 [0.0; MAX_PLAYERS]
             },
@@ -739,7 +733,7 @@ pub fn completed_sigma(
 /// [`completed_sigma`]).
 ///
 /// ```
-/// use awale::az::search::gumbel_improved_policy;
+/// use awale::search::gumbel_improved_policy;
 /// // Two actions, equal logits, only action 0 visited once with q = 1, network value 0:
 /// // v_mix = (0 + 1·1)/2 = 0.5 completes action 1; min-max gives q̂ = (1, 0);
 /// // σ = (50 + 1)·0.1·q̂ = (5.1, 0); π' = softmax(5.1, 0).
@@ -771,7 +765,7 @@ pub fn gumbel_improved_policy(
 /// visits the best-scoring action whose visit count equals entry `k`.
 ///
 /// ```
-/// use awale::az::search::considered_visit_sequence;
+/// use awale::search::considered_visit_sequence;
 /// assert_eq!(considered_visit_sequence(4, 8), [0, 0, 0, 0, 1, 1, 2, 2]);
 /// assert_eq!(considered_visit_sequence(1, 3), [0, 1, 2]);
 /// ```
@@ -784,7 +778,7 @@ pub fn considered_visit_sequence(m: usize, n: usize) -> Vec<u32> {
 /// considered action the same number of times, so the entry follows from the phases' lengths.
 ///
 /// ```
-/// use awale::az::search::{considered_visit, considered_visit_sequence};
+/// use awale::search::{considered_visit, considered_visit_sequence};
 /// let seq = considered_visit_sequence(6, 100);
 /// assert!((0..100).all(|k| considered_visit(6, 100, k) == seq[k]));
 /// ```

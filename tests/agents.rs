@@ -3,8 +3,8 @@
 
 use awale::agents::alphabeta::{WIN, WIN_BOUND};
 use awale::agents::{
-    build_agent, parse_agent_list, Agent, AlphaBeta, AlphaBetaConfig, Evaluator, GreedyAgent, Mcts,
-    MctsConfig, MctsTree, Turn,
+    build_agent, parse_agent_list, Agent, AlphaBeta, AlphaBetaSettings, Evaluator, GreedyAgent,
+    Mcts, MctsConfig, MctsTree, Turn,
 };
 use awale::{AwaleError, Game, Rules, State, Status};
 
@@ -70,7 +70,7 @@ fn best_moves(values: &[(usize, i32)]) -> (Vec<usize>, i32) {
 }
 
 fn alphabeta(depth: u32) -> AlphaBeta {
-    AlphaBeta::new(AlphaBetaConfig {
+    AlphaBeta::new(AlphaBetaSettings {
         depth,
         ..Default::default()
     })
@@ -352,7 +352,7 @@ fn search_limits_are_respected() {
     let rules = Rules::abapa();
     let s = State::initial(&rules, 0);
     let turn = Turn::new(&rules, &s);
-    let mut ab = AlphaBeta::new(AlphaBetaConfig {
+    let mut ab = AlphaBeta::new(AlphaBetaSettings {
         depth: 30,
         nodes: 5_000,
         ..Default::default()
@@ -369,7 +369,7 @@ fn search_limits_are_respected() {
         (again.best, again.value, again.depth, again.nodes)
     );
     // A tiny time budget still returns a legal move (depth 1 always completes).
-    let mut quick = AlphaBeta::new(AlphaBetaConfig {
+    let mut quick = AlphaBeta::new(AlphaBetaSettings {
         depth: 40,
         time_ms: 1,
         ..Default::default()
@@ -572,7 +572,7 @@ fn speed_figures() {
     for eval in ["material", "strategic"] {
         let (mut nodes, mut secs) = (0u64, 0f64);
         for s in &positions {
-            let mut ab = AlphaBeta::new(AlphaBetaConfig {
+            let mut ab = AlphaBeta::new(AlphaBetaSettings {
                 depth: 12,
                 eval: Evaluator::named(eval).unwrap(),
                 ..Default::default()
@@ -697,14 +697,14 @@ fn transposition_table_respects_ply_limit_and_repetitions() {
             let turn = Turn::from_game(&g);
             let left = (rules.max_plies - g.state().ply()) as i32;
             let exact = solve_with_window(&rules, g.state(), g.history().keys(), 0);
-            let cfg = AlphaBetaConfig {
+            let cfg = AlphaBetaSettings {
                 depth: left as u32 + 2,
                 tt_mb: 1,
                 eval: Evaluator::material(),
                 ..Default::default()
             };
             let with_tt = AlphaBeta::new(cfg).search(&turn).unwrap().value;
-            let no_tt = AlphaBeta::new(AlphaBetaConfig { tt_mb: 0, ..cfg })
+            let no_tt = AlphaBeta::new(AlphaBetaSettings { tt_mb: 0, ..cfg })
                 .search(&turn)
                 .unwrap()
                 .value;
@@ -758,6 +758,6 @@ fn agent_options_come_from_one_declaration_per_kind() {
     // evaluation's even when written before it.
     let spec: AgentSpec = "alphabeta:w_store=5,eval=material".parse().unwrap();
     let settings = alphabeta::KIND.settings(&spec).unwrap();
-    assert_eq!(settings.config.eval.store, 5);
-    assert_eq!(settings.config.eval.board, 0);
+    assert_eq!(settings.search.eval.store, 5);
+    assert_eq!(settings.search.eval.board, 0);
 }

@@ -5,10 +5,10 @@
 use awale::az::config::TableSamples;
 use awale::az::data::{ByteReader, ByteWriter, ReplayBuffer};
 use awale::az::network::{Network, NetworkEvaluator, UniformNetwork};
-use awale::az::search::{LeafEvaluator, UniformEvaluator};
 use awale::az::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use awale::az::TrainConfig;
 use awale::batch::ObsEncoding;
+use awale::search::{LeafEvaluator, UniformEvaluator};
 use awale::Rules;
 
 /// A hand-written network: prefers houses with many seeds (read back from the encoded input)

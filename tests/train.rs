@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use awale::agents::Turn;
-use awale::train::checkpoint::{Checkpoint, CheckpointError};
-use awale::train::search::{
+use awale::az::checkpoint::{Checkpoint, CheckpointError};
+use awale::search::{
     completed_sigma, considered_visit_sequence, gumbel_improved_policy, Search, SearchKind,
     SearchSettings, UniformEvaluator, MAX_ACTIONS,
 };
@@ -89,7 +89,7 @@ fn search_finds_the_winning_move_with_a_uniform_network() {
 #[test]
 fn search_plays_a_whole_game_and_counts_simulations() {
     let rules = Rules::abapa();
-    let end = awale::train::selfplay::play_out(
+    let end = awale::az::selfplay::play_out(
         &rules,
         settings(SearchKind::Gumbel),
         &mut UniformEvaluator,

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use awale::az::checkpoint::Checkpoint;
 use awale::az::selfplay::SelfPlay;
-use awale::train::checkpoint::Checkpoint;
 
 fn tempdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("awale-kill-test-{}-{name}", std::process::id()));

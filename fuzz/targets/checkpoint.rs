@@ -13,9 +13,9 @@
 
 use awale::az::checkpoint::{Checkpoint, MAGIC, VERSION};
 use awale::az::data::{ByteReader, ByteWriter, ReplayBuffer};
-use awale::az::search::UniformEvaluator;
 use awale::az::selfplay::{SelfPlay, SelfPlaySettings};
 use awale::az::TrainConfig;
+use awale::search::UniformEvaluator;
 
 /// A small valid config (the one framed payloads start with).
 pub fn config() -> TrainConfig {

@@ -13,9 +13,9 @@
 
 use awale::az::data::{ByteWriter, ReplayBuffer};
 use awale::az::remote::{config_digest, join_games, join_reports, PartReport};
-use awale::az::search::UniformEvaluator;
 use awale::az::selfplay::{SelfPlay, SelfPlaySettings};
 use awale::az::TrainConfig;
+use awale::search::UniformEvaluator;
 
 /// A small valid config of 2 shards (the one the learner reads under).
 pub fn config() -> TrainConfig {

@@ -28,10 +28,10 @@
 //!   is skipped and the same player moves again, which the search follows).
 //!
 //! ```
-//! use awale::agents::{AlphaBeta, AlphaBetaConfig, Turn};
+//! use awale::agents::{AlphaBeta, AlphaBetaSettings, Turn};
 //! use awale::{Rules, State};
 //! let rules = Rules::abapa();
-//! let mut ab = AlphaBeta::new(AlphaBetaConfig { depth: 4, ..Default::default() });
+//! let mut ab = AlphaBeta::new(AlphaBetaSettings { depth: 4, ..Default::default() });
 //! // House F (2 seeds) captures a=1+1 and b=2+1; it is also the best move at depth 4.
 //! let s = State::from_parts(&rules, &[1, 0, 0, 0, 0, 2, 1, 2, 5, 0, 0, 0], &[20, 17], 0, 0).unwrap();
 //! let r = ab.search(&Turn::new(&rules, &s)).unwrap();
@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 use super::eval::Evaluator;
 use super::kind::{self, AgentKind, AgentOption};
 use super::stop::{stopped, StopSignal};
-use super::{no_move, Agent, Thoughts, Turn};
+use super::{no_move, splitmix, Agent, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::{CycleRule, Rules, MAX_PITS};
 use crate::state::{PositionKey, State, Status};
@@ -65,7 +65,7 @@ pub const CHECK_NODES: u64 = 1024;
 
 /// Settings of an [`AlphaBeta`] search (spec `alphabeta:depth=8,nodes=..,time_ms=..,tt_mb=..,eval=..`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AlphaBetaConfig {
+pub struct AlphaBetaSettings {
     /// Deepest iteration, in plies (at least 1).
     pub depth: u32,
     /// Stop after about this many nodes per move; 0 for no limit.
@@ -78,9 +78,9 @@ pub struct AlphaBetaConfig {
     pub eval: Evaluator,
 }
 
-impl Default for AlphaBetaConfig {
+impl Default for AlphaBetaSettings {
     fn default() -> Self {
-        AlphaBetaConfig {
+        AlphaBetaSettings {
             depth: 6,
             nodes: 0,
             time_ms: 0,
@@ -161,7 +161,7 @@ struct Child {
 /// The alpha-beta agent. See the [module](self) documentation.
 #[derive(Debug, Clone)]
 pub struct AlphaBeta {
-    cfg: AlphaBetaConfig,
+    cfg: AlphaBetaSettings,
     name: String,
     tt: Vec<TtEntry>,
     tt_used: bool,
@@ -187,7 +187,7 @@ pub struct AlphaBeta {
 
 impl AlphaBeta {
     /// An alpha-beta agent with these settings (a depth of 0 is taken as 1).
-    pub fn new(cfg: AlphaBetaConfig) -> AlphaBeta {
+    pub fn new(cfg: AlphaBetaSettings) -> AlphaBeta {
         let mut cfg = cfg;
         cfg.depth = cfg.depth.clamp(1, MAX_PLY as u32 - 1);
         let entries = (cfg.tt_mb << 20) / std::mem::size_of::<TtEntry>();
@@ -252,7 +252,7 @@ impl AlphaBeta {
     }
 
     /// The settings.
-    pub fn config(&self) -> &AlphaBetaConfig {
+    pub fn config(&self) -> &AlphaBetaSettings {
         &self.cfg
     }
 
@@ -375,7 +375,7 @@ impl AlphaBeta {
     fn tt_key(&self, rules: &Rules, s: &State, floor: usize) -> u64 {
         let mut key = hash(s);
         if rules.max_plies > 0 {
-            key ^= mix(u64::from(s.ply()) ^ 0x6a09_e667_f3bc_c909);
+            key ^= splitmix(u64::from(s.ply()) ^ 0x6a09_e667_f3bc_c909);
         }
         if rules.cycle != CycleRule::Ignore && !self.sums.is_empty() {
             let end = self.sums[self.sums.len() - 1];
@@ -384,7 +384,7 @@ impl AlphaBeta {
             } else {
                 self.sums[floor - 1]
             };
-            key ^= mix(end.wrapping_sub(start) ^ 0xbb67_ae85_84ca_a73b);
+            key ^= splitmix(end.wrapping_sub(start) ^ 0xbb67_ae85_84ca_a73b);
         }
         key | 1
     }
@@ -679,23 +679,15 @@ fn hash(s: &State) -> u64 {
     let (pits, to_move) = s.key();
     let sc = s.scores();
     let extra = (sc[0] as u64) | (sc[1] as u64) << 8 | (to_move as u64) << 16;
-    let mut z = (pits as u64) ^ mix((pits >> 64) as u64 ^ mix(extra));
-    z = mix(z);
+    let mut z = (pits as u64) ^ splitmix((pits >> 64) as u64 ^ splitmix(extra));
+    z = splitmix(z);
     z | 1 // 0 never appears as a key
 }
 
 /// A 64-bit hash of a repetition key (for the window sums of [`AlphaBeta::tt_key`]).
 #[inline]
 fn key_hash(key: PositionKey) -> u64 {
-    mix(key.0 as u64 ^ mix((key.0 >> 64) as u64 ^ u64::from(key.1)))
-}
-
-#[inline]
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    splitmix(key.0 as u64 ^ splitmix((key.0 >> 64) as u64 ^ u64::from(key.1)))
 }
 
 impl Agent for AlphaBeta {
@@ -731,9 +723,9 @@ impl Agent for AlphaBeta {
 
 /// What an `alphabeta` spec sets: the search settings and the endgame tables to probe.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AlphaBetaSettings {
-    /// The search settings (defaults: [`AlphaBetaConfig::default`]).
-    pub config: AlphaBetaConfig,
+pub struct AlphaBetaConfig {
+    /// The search settings (defaults: [`AlphaBetaSettings::default`]).
+    pub search: AlphaBetaSettings,
     /// Folder of endgame tables to probe (`tb=DIR`); none by default.
     pub tb: Option<String>,
 }
@@ -748,7 +740,7 @@ fn weight(value: &str) -> std::result::Result<i32, String> {
 }
 
 /// The `alphabeta` kind: its options and its factory (see [`kind`]).
-pub static KIND: AgentKind<AlphaBetaSettings> = AgentKind {
+pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
     kind: "alphabeta",
     summary: "negamax alpha-beta, iterative deepening, transposition table (2-player games)",
     options: &[
@@ -760,28 +752,28 @@ pub static KIND: AgentKind<AlphaBetaSettings> = AgentKind {
                 if !(1..=64).contains(&depth) {
                     return Err(format!("{depth} is not between 1 and 64"));
                 }
-                s.config.depth = depth as u32;
+                s.search.depth = depth as u32;
                 Ok(())
             },
-            show: |s| Some(s.config.depth.to_string()),
+            show: |s| Some(s.search.depth.to_string()),
         },
         AgentOption {
             key: "nodes",
             help: "node budget per move, 0 = none",
             set: |s, v| {
-                s.config.nodes = kind::whole(v)?;
+                s.search.nodes = kind::whole(v)?;
                 Ok(())
             },
-            show: |s| Some(s.config.nodes.to_string()),
+            show: |s| Some(s.search.nodes.to_string()),
         },
         AgentOption {
             key: "time_ms",
             help: "time budget per move in ms, 0 = none",
             set: |s, v| {
-                s.config.time_ms = kind::whole(v)?;
+                s.search.time_ms = kind::whole(v)?;
                 Ok(())
             },
-            show: |s| Some(s.config.time_ms.to_string()),
+            show: |s| Some(s.search.time_ms.to_string()),
         },
         AgentOption {
             key: "tt_mb",
@@ -791,24 +783,24 @@ pub static KIND: AgentKind<AlphaBetaSettings> = AgentKind {
                 if tt_mb > 4096 {
                     return Err(format!("{tt_mb} MiB is more than 4096"));
                 }
-                s.config.tt_mb = tt_mb as usize;
+                s.search.tt_mb = tt_mb as usize;
                 Ok(())
             },
-            show: |s| Some(s.config.tt_mb.to_string()),
+            show: |s| Some(s.search.tt_mb.to_string()),
         },
         // Before the weights: they replace the chosen evaluation's.
         AgentOption {
             key: "eval",
             help: "strategic (stores, greniers, potential, threats) or material",
             set: |s, v| {
-                s.config.eval = Evaluator::named(v)
+                s.search.eval = Evaluator::named(v)
                     .ok_or_else(|| format!("'{v}' is not an evaluation (strategic, material)"))?;
                 Ok(())
             },
             show: |s| {
                 ["strategic", "material"]
                     .into_iter()
-                    .find(|name| Evaluator::named(name) == Some(s.config.eval))
+                    .find(|name| Evaluator::named(name) == Some(s.search.eval))
                     .map(str::to_string)
             },
         },
@@ -816,46 +808,46 @@ pub static KIND: AgentKind<AlphaBetaSettings> = AgentKind {
             key: "w_store",
             help: "weight per seed of store difference, replacing eval's",
             set: |s, v| {
-                s.config.eval.store = weight(v)?;
+                s.search.eval.store = weight(v)?;
                 Ok(())
             },
-            show: |s| Some(s.config.eval.store.to_string()),
+            show: |s| Some(s.search.eval.store.to_string()),
         },
         AgentOption {
             key: "w_board",
             help: "weight per seed of board-side difference, replacing eval's",
             set: |s, v| {
-                s.config.eval.board = weight(v)?;
+                s.search.eval.board = weight(v)?;
                 Ok(())
             },
-            show: |s| Some(s.config.eval.board.to_string()),
+            show: |s| Some(s.search.eval.board.to_string()),
         },
         AgentOption {
             key: "w_mobility",
             help: "weight per non-empty house of difference, replacing eval's",
             set: |s, v| {
-                s.config.eval.mobility = weight(v)?;
+                s.search.eval.mobility = weight(v)?;
                 Ok(())
             },
-            show: |s| Some(s.config.eval.mobility.to_string()),
+            show: |s| Some(s.search.eval.mobility.to_string()),
         },
         AgentOption {
             key: "w_grenier",
             help: "weight per grenier in reach, replacing eval's",
             set: |s, v| {
-                s.config.eval.grenier = weight(v)?;
+                s.search.eval.grenier = weight(v)?;
                 Ok(())
             },
-            show: |s| Some(s.config.eval.grenier.to_string()),
+            show: |s| Some(s.search.eval.grenier.to_string()),
         },
         AgentOption {
             key: "w_threat",
             help: "weight per seed of the best direct threat, replacing eval's",
             set: |s, v| {
-                s.config.eval.threat = weight(v)?;
+                s.search.eval.threat = weight(v)?;
                 Ok(())
             },
-            show: |s| Some(s.config.eval.threat.to_string()),
+            show: |s| Some(s.search.eval.threat.to_string()),
         },
         AgentOption {
             key: "tb",
@@ -867,13 +859,13 @@ pub static KIND: AgentKind<AlphaBetaSettings> = AgentKind {
             show: |s| s.tb.clone(),
         },
     ],
-    defaults: AlphaBetaSettings::default,
+    defaults: AlphaBetaConfig::default,
     build: |settings, spec, rules| {
         AlphaBeta::check_rules(rules).map_err(|e| match e {
             AwaleError::BadAgentSpec { reason, .. } => spec.error(reason),
             e => e,
         })?;
-        let mut agent = AlphaBeta::new(settings.config).with_name(spec.display_name());
+        let mut agent = AlphaBeta::new(settings.search).with_name(spec.display_name());
         if let Some(dir) = &settings.tb {
             let table = Tablebase::open_shared(Path::new(dir), rules)
                 .map_err(|e| spec.error(format!("tb: {e}")))?;
@@ -908,7 +900,7 @@ mod tests {
     fn node_limit_stops_the_search_after_depth_one() {
         let rules = Rules::abapa();
         let s = State::initial(&rules, 0);
-        let mut ab = AlphaBeta::new(AlphaBetaConfig {
+        let mut ab = AlphaBeta::new(AlphaBetaSettings {
             depth: 20,
             nodes: 2000,
             ..Default::default()
@@ -926,14 +918,14 @@ mod tests {
             g.apply(h).unwrap();
         }
         let turn = Turn::from_game(&g);
-        let cfg = AlphaBetaConfig {
+        let cfg = AlphaBetaSettings {
             depth: 5,
             eval: Evaluator::material(),
             ..Default::default()
         };
         let with_tt = AlphaBeta::new(cfg).search(&turn).unwrap();
         let again = AlphaBeta::new(cfg).search(&turn).unwrap();
-        let no_tt = AlphaBeta::new(AlphaBetaConfig { tt_mb: 0, ..cfg })
+        let no_tt = AlphaBeta::new(AlphaBetaSettings { tt_mb: 0, ..cfg })
             .search(&turn)
             .unwrap();
         assert_eq!(

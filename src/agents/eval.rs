@@ -28,7 +28,7 @@
 //! assert!(Evaluator::strategic().evaluate(&rules, &ahead) > 800);
 //! ```
 
-use crate::rules::{GrandSlam, Rules, Sowing, MAX_PLAYERS};
+use crate::rules::{GrandSlam, Rules, Sowing};
 use crate::state::State;
 
 /// Weights of the evaluation, in hundredths of a seed. See the [module](self) documentation.
@@ -190,21 +190,6 @@ fn features(rules: &Rules, state: &State, player: usize) -> (i32, i32) {
     (greniers, best)
 }
 
-/// The outcome of a game by its stores, per player: +1 for a sole leader, 0 for players tied
-/// for the lead, -1 for the others. For a game that ended by the rules this is
-/// [`State::returns`]; for one cut off by a ply limit it adjudicates by the seeds captured.
-///
-/// ```
-/// use awale::agents::outcome;
-/// use awale::{Rules, State};
-/// let rules = Rules::abapa();
-/// let s = State::from_parts(&rules, &[4; 12], &[0, 0], 0, 0).unwrap();
-/// assert_eq!(&outcome(&rules, &s)[..2], &[0.0, 0.0]);
-/// ```
-pub fn outcome(rules: &Rules, state: &State) -> [f32; MAX_PLAYERS] {
-    crate::state::outcome_from_scores(&state.scores()[..rules.players as usize])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +240,6 @@ mod tests {
         let rules = Rules::abapa();
         let s = State::from_parts(&rules, &[0; 12], &[25, 23], 0, 0).unwrap();
         assert!(s.is_over());
-        assert_eq!(outcome(&rules, &s), s.returns(&rules));
+        assert_eq!(s.outcome_by_stores(&rules), s.returns(&rules));
     }
 }

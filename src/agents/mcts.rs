@@ -7,7 +7,7 @@
 //! `c·sqrt(ln N / n)`, unvisited children first (in an order drawn from the agent's seed). A
 //! simulation walks down the tree to a position not yet in it, adds it, plays one game out from
 //! it with uniformly random moves, and adds the outcome to every node on the way. Outcomes are
-//! [`outcome`]'s: +1 for the sole leader in captured seeds, 0 for a shared lead, -1 for the
+//! [`crate::State::outcome_by_stores`]'s: +1 for the sole leader in captured seeds, 0 for a shared lead, -1 for the
 //! others; a playout cut off at `playout_plies` (or by the rules' ply limit) is adjudicated the
 //! same way, and a repetition (in the tree, from the game's own history on, or within a
 //! playout) ends the game as the rules say. The move played is
@@ -45,7 +45,6 @@ use crate::rules::Rules;
 use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings};
 
 #[allow(unused_imports)]
-use super::eval::outcome;
 
 /// Which tree an [`Mcts`] agent searches with (spec option `tree=`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

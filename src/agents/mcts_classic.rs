@@ -11,7 +11,6 @@ use std::time::Instant;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::eval::outcome;
 use super::playout::random_playout_until;
 use super::stop::{stopped, StopSignal};
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
@@ -135,7 +134,7 @@ impl ClassicTree {
             deadline,
             stop,
         );
-        let result = outcome(rules, &s);
+        let result = s.outcome_by_stores(rules);
         // Backup.
         let mut i = node as u32;
         while i != u32::MAX {

@@ -47,8 +47,8 @@ pub mod stop;
 pub mod thoughts;
 
 pub use agent_policy::{opponent_from_spec, AgentPolicy};
-pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
-pub use eval::{outcome, Evaluator};
+pub use alphabeta::{AlphaBeta, AlphaBetaSettings, SearchResult};
+pub use eval::Evaluator;
 pub use greedy::GreedyAgent;
 pub use kind::{AgentFactory, AgentKind, AgentOption};
 pub use mcts::{Mcts, MctsConfig, MctsResult, MctsTree};
@@ -181,7 +181,7 @@ pub fn derive_seed(a: u64, b: u64) -> u64 {
 
 /// The SplitMix64 output function: a bijection on 64-bit values.
 #[inline]
-fn splitmix(x: u64) -> u64 {
+pub(crate) fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::alphabeta::{AlphaBeta, AlphaBetaSettings};
 use super::kind::{self, AgentKind, AgentOption};
 use super::{random_bit, Agent, StopSignal, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
@@ -55,7 +55,7 @@ impl PerfectAgent {
             None
         } else {
             Some(
-                AlphaBeta::new(AlphaBetaConfig {
+                AlphaBeta::new(AlphaBetaSettings {
                     depth: fallback_depth,
                     ..Default::default()
                 })

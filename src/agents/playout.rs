@@ -4,7 +4,7 @@
 //! uniform priors.
 //!
 //! A playout is cut off after `playout_plies` plies (or by the rules' ply limit) and adjudicated
-//! by the stores like a finished game ([`outcome`]: +1 for the sole leader, 0 for a shared lead,
+//! by the stores like a finished game ([`crate::State::outcome_by_stores`]: +1 for the sole leader, 0 for a shared lead,
 //! -1 for the others). Under a cycle rule a position repeated within the playout ends it as the
 //! rules say (the window starts at the leaf and restarts at each capture).
 //!
@@ -38,7 +38,6 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::eval::outcome;
 use super::random_bit;
 use super::stop::{stopped, StopSignal};
 use crate::rules::{CycleRule, Rules};
@@ -166,7 +165,7 @@ impl LeafEvaluator for PlayoutEvaluator {
         for s in states {
             let end = self.playout(s);
             out.push(Evaluation {
-                values: outcome(&self.rules, &end),
+                values: end.outcome_by_stores(&self.rules),
                 ..Evaluation::default()
             });
         }

@@ -7,10 +7,10 @@ use serde::Serialize;
 /// What an agent found while choosing its last move ([`super::Agent::thoughts`]).
 ///
 /// ```
-/// use awale::agents::{Agent, AlphaBeta, AlphaBetaConfig, Turn};
+/// use awale::agents::{Agent, AlphaBeta, AlphaBetaSettings, Turn};
 /// use awale::Game;
 /// let game = Game::new(awale::Rules::abapa());
-/// let mut ab = AlphaBeta::new(AlphaBetaConfig { depth: 4, ..Default::default() });
+/// let mut ab = AlphaBeta::new(AlphaBetaSettings { depth: 4, ..Default::default() });
 /// ab.select(&Turn::from_game(&game)).unwrap();
 /// let t = ab.thoughts().unwrap();
 /// assert_eq!(t.depth, Some(4));

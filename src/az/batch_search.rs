@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use awale::az::batch_search::BatchSearch;
-//! use awale::az::search::{SearchSettings, UniformEvaluator};
+//! use awale::search::{SearchSettings, UniformEvaluator};
 //! use awale::{Rules, State};
 //!
 //! let rules = Rules::abapa();
@@ -29,11 +29,11 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::search::{Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchSettings};
 use crate::agents::derive_seed;
 use crate::error::{AwaleError, Result};
 use crate::notation::format_position;
 use crate::rules::Rules;
+use crate::search::{Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchSettings};
 use crate::state::State;
 
 /// The searches of many root positions, stepped together (see the [module docs](self)).
@@ -67,11 +67,11 @@ impl BatchSearch {
         gumbel_scale: f32,
         seed: u64,
     ) -> Result<BatchSearch> {
-        if rules.houses as usize > super::search::MAX_ACTIONS {
+        if rules.houses as usize > crate::search::MAX_ACTIONS {
             return Err(AwaleError::BadBatchInput(format!(
                 "{} houses per player is more than the search's {}",
                 rules.houses,
-                super::search::MAX_ACTIONS
+                crate::search::MAX_ACTIONS
             )));
         }
         if let Some(i) = roots.iter().position(|s| s.is_over()) {
@@ -210,7 +210,7 @@ impl BatchSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::az::search::UniformEvaluator;
+    use crate::search::UniformEvaluator;
 
     fn roots(rules: &Rules, n: usize) -> Vec<State> {
         let mut out = Vec::new();

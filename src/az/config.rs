@@ -17,10 +17,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::search::{SearchKind, SearchSettings};
 use super::{TrainError, TrainResult};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
+use crate::search::{SearchKind, SearchSettings};
 use crate::tablebase::table_rules;
 
 /// The whole configuration of a training run.
@@ -502,11 +502,11 @@ impl TrainConfig {
         let bad = |m: String| Err(TrainError::Config(m));
         let rules = self.rules()?;
         self.observation()?;
-        if rules.houses as usize > super::search::MAX_ACTIONS {
+        if rules.houses as usize > crate::search::MAX_ACTIONS {
             return bad(format!(
                 "{} houses per player is more than {}",
                 rules.houses,
-                super::search::MAX_ACTIONS
+                crate::search::MAX_ACTIONS
             ));
         }
         let hidden = &self.network.hidden;

@@ -2,9 +2,9 @@
 
 use rand::Rng;
 
-use super::search::MAX_ACTIONS;
 use super::{CheckpointError, TrainResult};
 use crate::rules::{Rules, MAX_PLAYERS};
+use crate::search::MAX_ACTIONS;
 use crate::state::State;
 
 /// One training position with its targets.

@@ -18,7 +18,7 @@
 //! - [`network`]: the [`Network`] trait (a batch of encoded observations in, policy logits and
 //!   values out), the input encoding ([`encode_batch`], [`input_scale`]) and [`NetworkEvaluator`],
 //!   which turns a network into a [`LeafEvaluator`] of positions.
-//! - [`search`]: MCTS guided by an evaluator, one tree per game, with leaves of many games evaluated
+//! - [`crate::search`]: MCTS guided by an evaluator, one tree per game, with leaves of many games evaluated
 //!   in one batch: PUCT with Dirichlet root noise, or Gumbel root search with sequential halving.
 //! - [`selfplay`]: many concurrent self-play games sharded over worker threads, each shard feeding
 //!   its own batched evaluator, with playout-cap randomisation and a temperature schedule.
@@ -36,7 +36,7 @@
 //!   optimiser are opaque byte records here).
 //!
 //! ```
-//! use awale::az::search::{Search, SearchSettings, UniformEvaluator};
+//! use awale::search::{Search, SearchSettings, UniformEvaluator};
 //! use awale::az::selfplay::play_out;
 //! use awale::{Rules, State};
 //! let rules = Rules::abapa();
@@ -58,18 +58,16 @@ pub mod generations;
 pub mod machine;
 pub mod network;
 pub mod remote;
-pub mod selfplay_tables;
-/// The guided search (one layer down, in `crate::search`, so that agents use it too).
-pub use crate::search;
 pub mod selfplay;
 pub mod selfplay_bench;
+pub mod selfplay_tables;
 
+pub use crate::search::{
+    Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
+};
 pub use checkpoint::Checkpoint;
 pub use config::TrainConfig;
 pub use network::{encode_batch, input_scale, Network, NetworkEvaluator};
-pub use search::{
-    Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
-};
 pub use selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 
 /// Everything that can go wrong while training or loading a trained network.

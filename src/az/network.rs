@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use awale::az::network::{Network, NetworkEvaluator};
-//! use awale::az::search::LeafEvaluator;
+//! use awale::search::LeafEvaluator;
 //! use awale::batch::ObsEncoding;
 //! use awale::{Rules, State};
 //!
@@ -37,9 +37,9 @@
 //! assert_eq!((out[0].values[1], out[0].values[0]), (0.1, -0.1)); // player 1 to move
 //! ```
 
-use super::search::{Evaluation, LeafEvaluator};
 use crate::batch::{encode_state, ObsEncoding};
 use crate::rules::Rules;
+use crate::search::{Evaluation, LeafEvaluator};
 use crate::state::State;
 
 /// A policy/value network: evaluates a batch of encoded positions.
@@ -176,7 +176,7 @@ impl<N: Network + ?Sized> LeafEvaluator for NetworkEvaluator<'_, N> {
     }
 }
 
-/// A network with equal logits and every value 0: [`super::search::UniformEvaluator`] behind the
+/// A network with equal logits and every value 0: [`crate::search::UniformEvaluator`] behind the
 /// [`Network`] trait (plain MCTS with exact terminal values), for tests and benchmarks of the
 /// machinery without a trained network.
 #[derive(Debug, Clone, Copy)]

@@ -19,7 +19,7 @@
 //!
 //! ```
 //! use awale::az::remote::{join_reports, worker_shards, SelfPlayPart};
-//! use awale::az::search::UniformEvaluator;
+//! use awale::search::UniformEvaluator;
 //! use awale::az::TrainConfig;
 //!
 //! let mut cfg = TrainConfig::tiny();
@@ -39,9 +39,9 @@ use std::ops::Range;
 
 use super::config::fnv1a;
 use super::data::{decode_sample, encode_sample, sample_bytes, ByteReader, ByteWriter, Sample};
-use super::search::LeafEvaluator;
 use super::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use super::{TrainConfig, TrainError, TrainResult};
+use crate::search::LeafEvaluator;
 
 /// The first bytes of a [`PartReport`].
 const REPORT_MAGIC: &[u8; 8] = b"AWSPREP1";
@@ -409,7 +409,7 @@ pub fn join_games(
 mod tests {
     use super::*;
     use crate::az::data::ReplayBuffer;
-    use crate::az::search::UniformEvaluator;
+    use crate::search::UniformEvaluator;
 
     fn config(shards: usize) -> TrainConfig {
         let mut cfg = TrainConfig::tiny();

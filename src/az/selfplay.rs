@@ -20,7 +20,7 @@
 //! - **Endgame tables** (optional, [`SelfPlaySettings::endgame`]): a game ends as soon as it
 //!   reaches a position the tables cover, with the stores perfect play gives from there; the
 //!   entry position may become a sample with the tables' value and best moves
-//!   ([`super::endgame`]).
+//!   ([`super::selfplay_tables`]).
 //!
 //! Game `k` is seeded from the run seed and `k`; shard `w` of `T` plays games `w, w + T, w + 2T…`,
 //! and [`SelfPlay::run`] asks each shard for a fixed share of the positions and appends the
@@ -36,14 +36,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::data::{ReplayBuffer, Sample};
-use super::search::{
-    outcome_values, Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS,
-};
 use super::selfplay_tables::SelfPlayTables;
 use super::{CheckpointError, TrainResult};
 use crate::agents::{derive_seed, random_bit};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
+use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS};
 use crate::state::State;
 
 mod codec;
@@ -566,7 +564,7 @@ impl Shard {
                 stats.tablebase_ends += 1;
                 (z, scores)
             }
-            None => (outcome_values(&slot.state, rules), *slot.state.scores()),
+            None => (slot.state.outcome_by_stores(rules), *slot.state.scores()),
         };
         let total = rules.total_seeds().max(1) as f32;
         let mix = self.settings.search_value_mix;

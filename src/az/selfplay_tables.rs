@@ -39,10 +39,10 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 
 use super::config::TableSamples;
-use super::search::MAX_ACTIONS;
 use super::{TrainConfig, TrainError, TrainResult};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
+use crate::search::MAX_ACTIONS;
 use crate::state::State;
 use crate::tablebase::{BuildEvent, Tablebase};
 

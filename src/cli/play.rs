@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use rand::Rng;
 
 use awale::agents::{
-    derive_seed, parse_agent_list, Agent, AlphaBeta, AlphaBetaConfig, Mcts, MctsConfig, Turn,
+    derive_seed, parse_agent_list, Agent, AlphaBeta, AlphaBetaSettings, Mcts, MctsConfig, Turn,
 };
 use awale::notation::{
     format_move, house_range, parse_move, parse_position, player_name, render_board, result_text,
@@ -115,7 +115,7 @@ fn opponents(
 pub(crate) fn advice(game: &Game, time_ms: u64) -> awale::Result<(usize, awale::agents::Thoughts)> {
     let turn = Turn::from_game(game);
     if game.rules().players == 2 {
-        let mut ab = AlphaBeta::new(AlphaBetaConfig {
+        let mut ab = AlphaBeta::new(AlphaBetaSettings {
             depth: 8,
             time_ms,
             ..Default::default()

@@ -38,7 +38,7 @@ impl Game {
         Game::with_seed(rules, 0)
     }
 
-    /// A new game whose random first player (rules with [`FirstPlayer::Random`]) is drawn from
+    /// A new game whose random first player (rules with [`crate::FirstPlayer::Random`]) is drawn from
     /// `seed` with ChaCha8.
     pub fn with_seed(rules: Rules, seed: u64) -> Game {
         let first = rules.first_player.pick(rules.players as usize, |n| {

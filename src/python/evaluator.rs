@@ -24,9 +24,9 @@ use pyo3::types::PyString;
 
 use super::type_name;
 use crate::az::network::{encode_batch, evaluations_from_outputs, value_outputs};
-use crate::az::search::{Evaluation, LeafEvaluator, UniformEvaluator};
 use crate::batch::{input_scale, ObsEncoding, ObsScale};
 use crate::rules::Rules;
+use crate::search::{Evaluation, LeafEvaluator, UniformEvaluator};
 use crate::state::State;
 
 /// The `evaluate` argument, read.

@@ -1,5 +1,5 @@
 //! `awale.search`, `awale.SelfPlay` and `awale.SearchAgent`: the guided search of the Rust
-//! trainer ([`crate::az::search`]) around any evaluator, a Python callable included (see
+//! trainer ([`crate::search`]) around any evaluator, a Python callable included (see
 //! [`super::evaluator`]). The trees live in Rust ([`BatchSearch`], [`SelfPlay`]); the leaves of
 //! every tree go to the evaluator in one batch per call; the GIL is released except while the
 //! callable runs. Settings are the keys of the trainer's `[search]` (and, for self-play,
@@ -19,10 +19,10 @@ use super::{exceptions, rules_arg, seed_arg, type_name};
 use crate::az::batch_search::BatchSearch;
 use crate::az::config::{SearchConfig, SelfPlayConfig, TrainConfig};
 use crate::az::network::encode_batch;
-use crate::az::search::{Evaluation, GuidedSearchResult, LeafEvaluator, SearchSettings};
 use crate::az::selfplay::{SelfPlay, SelfPlaySettings};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
+use crate::search::{Evaluation, GuidedSearchResult, LeafEvaluator, SearchSettings};
 use crate::state::State;
 
 /// Keys of `[search]` that belong to self-play only (`awale.search` takes `sims=`).

@@ -33,10 +33,10 @@ use super::search::PySearchAgent;
 use super::{rules_arg, seed_arg, type_name, value_error};
 use crate::agents::{parse_agent_list, Agent, AgentSpec, Registry, Turn};
 use crate::az::batch_search::BatchSearch;
-use crate::az::search::SearchSettings;
 use crate::batch::{encode_state, ObsEncoding};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
+use crate::search::SearchSettings;
 use crate::tournament::{
     run_observed, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
     TournamentReport,

@@ -6,10 +6,10 @@
 
 use std::time::Instant;
 
-use super::data::ByteWriter;
 use super::metrics::IterationStats;
 use super::trainer::Trainer;
 use super::{TrainError, TrainResult};
+use crate::az::data::ByteWriter;
 use crate::az::remote::{self, RemoteSelfPlay};
 
 impl Trainer {

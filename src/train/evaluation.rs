@@ -7,11 +7,11 @@ use std::time::Instant;
 use super::inference::NnAgent;
 use super::metrics::{EndgameEval, EvalReport};
 use super::net_core::NetCore;
-use super::search::SearchSettings;
 use super::trainer::Trainer;
 use super::{TrainConfig, TrainResult};
 use crate::agents::{derive_seed, Agent, AgentSpec, Registry};
 use crate::endgame::{endgame_accuracy, endgame_positions};
+use crate::search::SearchSettings;
 use crate::tablebase::Tablebase;
 use crate::tournament::{self, Entrant, Format, TournamentConfig};
 

@@ -36,12 +36,12 @@ use std::path::Path;
 use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::write_atomic;
-use super::checkpoint::Checkpoint;
 use super::model::load_model;
 use super::model::{NetShape, PolicyValueNet};
 use super::net_core::NetCore;
 use super::{TrainConfig, TrainError, TrainResult};
+use crate::az::checkpoint::write_atomic;
+use crate::az::checkpoint::Checkpoint;
 use crate::batch::{input_scale, ObsEncoding};
 use crate::rules::Rules;
 
@@ -147,7 +147,7 @@ pub fn write_safetensors(core: &NetCore, path: &Path) -> TrainResult<()> {
 /// Whether `bytes` look like a safetensors file (a little-endian header length, then JSON)
 /// rather than a checkpoint.
 pub fn is_safetensors(bytes: &[u8]) -> bool {
-    bytes.len() > 8 && bytes[8] == b'{' && &bytes[..8] != super::checkpoint::MAGIC
+    bytes.len() > 8 && bytes[8] == b'{' && &bytes[..8] != crate::az::checkpoint::MAGIC
 }
 
 /// The network of a safetensors file written by [`to_safetensors`] (or by `awale.torch` from
@@ -467,7 +467,7 @@ mod tests {
     fn safetensors_and_checkpoints_are_told_apart() {
         let core = tiny();
         assert!(is_safetensors(&to_safetensors(&core).unwrap()));
-        assert!(!is_safetensors(super::super::checkpoint::MAGIC));
+        assert!(!is_safetensors(crate::az::checkpoint::MAGIC));
         assert!(!is_safetensors(b"AWALECKP{not json"));
     }
 }

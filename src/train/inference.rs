@@ -19,13 +19,13 @@ use rand_chacha::ChaCha8Rng;
 
 pub use super::model::load_model;
 use super::net_core::NetCore;
-use super::search::{Evaluation, Search, SearchKind, SearchSettings};
 use super::TrainResult;
 use crate::agents::{no_move, Agent, MoveThought, StopSignal, Thoughts, Turn};
 use crate::agents::{AgentSpec, Registry};
 use crate::az::network::NetworkEvaluator;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
+use crate::search::{Evaluation, Search, SearchKind, SearchSettings};
 use crate::state::State;
 use crate::tablebase::Tablebase;
 
@@ -49,7 +49,7 @@ pub struct NnAgent {
     features: Vec<f32>,
     evals: Vec<Evaluation>,
     /// The last move's search and the mover, for [`Agent::thoughts`].
-    last: Option<(super::search::GuidedSearchResult, usize)>,
+    last: Option<(crate::search::GuidedSearchResult, usize)>,
     /// Endgame tables probed at the root.
     tablebase: Option<Arc<Tablebase>>,
     /// Time budget per move in ms, 0 for none.
@@ -105,7 +105,7 @@ impl NnAgent {
 
     /// The search's policy and value for a position (for analysis), within the agent's
     /// `time_ms` and stop signal.
-    pub fn analyse(&mut self, state: &State) -> super::search::GuidedSearchResult {
+    pub fn analyse(&mut self, state: &State) -> crate::search::GuidedSearchResult {
         let deadline =
             (self.time_ms > 0).then(|| Instant::now() + Duration::from_millis(self.time_ms));
         let limited = deadline.is_some() || self.stop.is_some();
@@ -189,7 +189,7 @@ impl Agent for NnAgent {
             value: Some(value),
             unit: "return",
             nodes: Some(sims as u64),
-            moves: (0..super::search::MAX_ACTIONS)
+            moves: (0..crate::search::MAX_ACTIONS)
                 .filter(|&h| r.legal >> h & 1 == 1)
                 .map(|house| MoveThought {
                     house,

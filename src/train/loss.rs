@@ -22,7 +22,7 @@ use crate::rules::Rules;
 
 /// A minibatch on the device: the network's input and each head's target.
 #[derive(Debug, Clone)]
-pub struct Batch {
+pub struct Minibatch {
     /// `[B, input]` encoded positions.
     pub input: Tensor<2>,
     /// `[B, houses]` policy targets.
@@ -35,7 +35,7 @@ pub struct Batch {
     pub score: Tensor<2>,
 }
 
-impl Batch {
+impl Minibatch {
     /// The batch of `samples` under `rules`, encoded with `encoding` and `scale`.
     pub fn new(
         rules: &Rules,
@@ -43,7 +43,7 @@ impl Batch {
         scale: &[f32],
         samples: &[&Sample],
         device: &Device,
-    ) -> Batch {
+    ) -> Minibatch {
         let b = samples.len();
         let h = rules.houses as usize;
         let nv = value_outputs(rules);
@@ -65,7 +65,7 @@ impl Batch {
         }
         let d = device;
         let dim = scale.len();
-        Batch {
+        Minibatch {
             input: Tensor::<2>::from_data(TensorData::new(x, [b, dim]), d),
             policy: Tensor::<2>::from_data(TensorData::new(pt, [b, h]), d),
             mask: Tensor::<2>::from_data(TensorData::new(mask, [b, h]), d),
@@ -94,7 +94,7 @@ pub struct Loss {
 
 impl Loss {
     /// The loss of the network's outputs `out` on `batch`, the terms weighted by `weights`.
-    pub fn new(out: NetOutput, batch: Batch, weights: &TrainingConfig) -> Loss {
+    pub fn new(out: NetOutput, batch: Minibatch, weights: &TrainingConfig) -> Loss {
         let b = out.policy.dims()[0];
         let logits = out.policy + batch.mask;
         let logp = log_softmax(logits.clone(), 1);

@@ -2,10 +2,10 @@
 //! the history of them a checkpoint keeps ([`Extra`]), and the TensorBoard scalars the run logs
 //! of each ([`super::logging`] writes them).
 
-use super::checkpoint::Counters;
 use super::logging::Logger;
 use super::loss::LossStats;
-use super::selfplay::SelfPlayStats;
+use crate::az::checkpoint::Counters;
+use crate::az::selfplay::SelfPlayStats;
 use serde::{Deserialize, Serialize};
 
 /// What one iteration did.

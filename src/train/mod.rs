@@ -1,7 +1,7 @@
 //! An AlphaZero-family self-play trainer on [burn](https://burn.dev) (cargo feature `train`).
 //!
 //! The search, self-play, replay data, configuration and checkpoints do not need burn: they are in
-//! [`crate::az`] (re-exported here under their old paths). This module holds what does:
+//! [`crate::az`] (and the search in [`crate::search`]). This module holds what does:
 //!
 //! - [`model`]: the policy/value network ([`PolicyValueNet`]): an MLP trunk over an observation
 //!   encoding of [`crate::batch::ObsEncoding`], a policy head (one logit per house), a value head
@@ -39,17 +39,15 @@ pub mod trainer;
 pub mod training;
 pub mod worker;
 
-// The burn-free pieces live in `crate::az`; these paths are kept for existing users.
-pub use crate::az::{checkpoint, config, data, remote, search, selfplay};
-
-pub use checkpoint::{Checkpoint, CheckpointError};
-pub use config::TrainConfig;
+// The burn-free pieces live in `crate::az` (and the search in `crate::search`); the types a
+// trainer's user needs are named here too.
+pub use crate::az::{Checkpoint, CheckpointError, TrainConfig};
+pub use crate::search::{
+    Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
+};
 pub use inference::{register_agents, registry, NnAgent};
 pub use model::PolicyValueNet;
 pub use net_core::NetCore;
-pub use search::{
-    Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
-};
 pub use trainer::Trainer;
 pub use training::{RunOptions, RunSummary};
 

@@ -7,11 +7,11 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::model::{encode_batch, input_scale, PolicyValueNet};
-use super::search::Evaluation;
 use super::{TrainConfig, TrainResult};
 use crate::az::network::{evaluations_from_outputs, Network};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
+use crate::search::Evaluation;
 use crate::state::State;
 
 /// A network ready for inference, with what is needed to feed it.

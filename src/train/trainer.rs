@@ -14,16 +14,16 @@ use burn::tensor::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::checkpoint::{Checkpoint, Counters, RngState};
-use super::data::{ByteReader, ByteWriter, ReplayBuffer, Sample};
-use super::loss::{Batch, Loss, LossStats};
+use super::loss::{Loss, LossStats, Minibatch};
 use super::metrics::{Extra, IterationStats};
 use super::model::{input_scale, load_model, PolicyValueNet};
 use super::net_core::NetCore;
-use super::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::derive_seed;
+use crate::az::checkpoint::{Checkpoint, Counters, RngState};
+use crate::az::data::{ByteReader, ByteWriter, ReplayBuffer, Sample};
 use crate::az::network::NetworkEvaluator;
+use crate::az::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
 
@@ -325,7 +325,7 @@ impl Trainer {
         let b = self.cfg.training.batch_size;
         let idx = self.buffer.sample_indices(&mut self.rng, b);
         let samples: Vec<&Sample> = idx.iter().map(|&i| self.buffer.get(i)).collect();
-        let batch = Batch::new(
+        let batch = Minibatch::new(
             &self.rules,
             self.encoding,
             &self.scale,

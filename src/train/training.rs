@@ -23,11 +23,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::checkpoint::Checkpoint;
 use super::evaluation::periodic_eval;
 use super::logging::Logger;
 use super::metrics::log_eval;
 use super::{TrainConfig, TrainError, TrainResult};
+use crate::az::checkpoint::Checkpoint;
 use crate::az::generations;
 use crate::az::remote::{self, RemoteSelfPlay};
 
@@ -125,7 +125,7 @@ pub fn run_with(
     if let Some(r) = remote.as_deref_mut() {
         trainer.start_remote(r)?;
     }
-    super::checkpoint::write_atomic(&opts.out.join("config.toml"), cfg.to_toml().as_bytes())?;
+    crate::az::checkpoint::write_atomic(&opts.out.join("config.toml"), cfg.to_toml().as_bytes())?;
     let mut log = Logger::new(&opts.out)?;
     if trainer.extra.calibration.is_none() && !cfg.eval.opponents.is_empty() {
         trainer.extra.calibration = Some(calibrate(&cfg, opts.progress)?);

@@ -6,10 +6,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Pending, SelfPlay, Shard, Slot};
 use crate::az::data::{ByteReader, ByteWriter};
-use crate::az::search::{Search, MAX_ACTIONS};
 use crate::az::{CheckpointError, TrainResult};
 use crate::history::History;
 use crate::rules::MAX_PLAYERS;
+use crate::search::{Search, MAX_ACTIONS};
 use crate::state::{PositionKey, State};
 
 /// The tag that starts the sharded encoding (0.1.0 wrote one shard without it).

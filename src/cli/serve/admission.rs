@@ -17,7 +17,7 @@ pub(super) const SERVER_TABLES: &str = "server";
 /// The transposition table (MiB) an `alphabeta` spec allocates without `tt_mb`: the agent's
 /// own default.
 fn agent_tt_mb() -> u64 {
-    awale::agents::AlphaBetaConfig::default().tt_mb as u64
+    awale::agents::AlphaBetaSettings::default().tt_mb as u64
 }
 
 /// The operator's limits (the `--max-*` flags of `awale serve`).

@@ -951,6 +951,21 @@ impl State {
         outcome_from_scores(&self.scores[..rules.players as usize])
     }
 
+    /// The result by the stores as they stand, whether or not the game has ended
+    /// ([`outcome_from_scores`]): a finished game's [`State::returns`], and for one cut off by
+    /// a ply limit (a playout, a search's horizon) its adjudication by the seeds captured.
+    ///
+    /// ```
+    /// use awale::{Rules, State};
+    /// let rules = Rules::abapa();
+    /// let s = State::from_parts(&rules, &[4; 12], &[3, 1], 0, 0).unwrap();
+    /// assert_eq!(&s.outcome_by_stores(&rules)[..2], &[1.0, -1.0]);
+    /// assert_eq!(&s.returns(&rules)[..2], &[0.0, 0.0]); // the game goes on
+    /// ```
+    pub fn outcome_by_stores(&self, rules: &Rules) -> [f32; MAX_PLAYERS] {
+        outcome_from_scores(&self.scores[..rules.players as usize])
+    }
+
     /// Marks the game truncated (used by callers that impose their own limit).
     pub fn truncate(&mut self) {
         if self.status == Status::Ongoing {
