@@ -4,7 +4,8 @@
 //! `reset_where`, `reset_boards`, `observe`) overwrites them in place: one Rust call for all
 //! boards, run with the GIL released. Python reads them through the properties (`obs`, `mask`,
 //! `rewards`, ...), which return the arrays themselves; callers that keep results across steps
-//! copy them (the Python envs do so unless built with `copy=False`).
+//! copy them (the Python envs do so unless built with `copy=False`). Its keywords, pickles and
+//! spaces come from the env spec (`super::env_spec`, read by `super::env_options`).
 
 use std::sync::Arc;
 
@@ -678,8 +679,8 @@ impl PyBatch {
     }
 
     #[getter]
-    fn illegal(&self) -> PyResult<String> {
-        self.options().get("illegal").map_err(value_error)
+    fn illegal(&self) -> &'static str {
+        self.batch.config().illegal.name()
     }
 
     /// The last seed given to the constructor or to `reset`.

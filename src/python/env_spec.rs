@@ -74,8 +74,9 @@ impl EnvConfig {
     }
 
     /// Sets option `key` from its text form (as [`OptionDef::print`] writes it); opponent
-    /// specs are read with `registry`'s agent kinds. (The Python side reads values through
-    /// `super::env_options::read_options`; this is the text round trip the tests check.)
+    /// specs are read with `registry`'s agent kinds. The Python side reads values through
+    /// `super::env_options::read_options`; `set` and `get` are the text round trip the tests
+    /// check.
     #[cfg(test)]
     pub fn set(&mut self, key: &str, text: &str, registry: &Registry) -> Result<()> {
         let opt = find_option(key).ok_or_else(|| unknown_option(key))?;
@@ -83,12 +84,14 @@ impl EnvConfig {
     }
 
     /// Option `key` in its text form.
+    #[cfg(test)]
     pub fn get(&self, key: &str) -> Result<String> {
         let opt = find_option(key).ok_or_else(|| unknown_option(key))?;
         Ok((opt.print)(self))
     }
 }
 
+#[cfg(test)]
 fn unknown_option(key: &str) -> AwaleError {
     let known: Vec<&str> = OPTIONS.iter().map(|o| o.key).collect();
     AwaleError::BadBatchInput(format!(
