@@ -2,8 +2,8 @@
 //! and bad input.
 
 use awale::batch::{
-    board_rng, encode_state, Batch, BatchConfig, BatchSnapshot, IllegalActionPolicy, ObsEncoding,
-    Opening, Opponent, ResetMode, StepBuffers,
+    board_rng, encode_state, Batch, BatchConfig, BatchSnapshot, IllegalActionPolicy, ObsDtype,
+    ObsEncoding, ObsScale, ObsSpec, ObsValue, Opening, Opponent, ResetMode, StepBuffers,
 };
 use awale::{Game, Rules, State, Status};
 use rand::{Rng, SeedableRng};
@@ -762,6 +762,101 @@ fn every_encoding_and_element_type_writes_its_layout() {
                     encode_state(enc, &rules, a.state(i).unwrap(), &mut want).unwrap();
                     assert_eq!(fa.obs_of(i), want, "{spec} {enc}");
                 }
+            }
+        }
+    }
+}
+
+/// Steps `batch` with random legal actions and checks that every observation (and every final
+/// observation of a same-step reset) has the spec's length and lies within its bounds.
+fn check_within_spec<O: ObsValue + Into<f32>>(
+    batch: &mut Batch,
+    spec: &ObsSpec,
+    steps: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<(), String> {
+    let n = batch.num_boards();
+    let mut buf = StepBuffers::<O>::for_batch(batch);
+    batch.observe(&mut buf.output()).unwrap();
+    for step in 0..=steps {
+        if step > 0 {
+            let actions = random_actions(&buf, n, rng);
+            batch.step(&actions, &mut buf.output()).unwrap();
+        }
+        for i in 0..n {
+            let ended = buf.terminated[i] || buf.truncated[i];
+            let rows = [Some(buf.obs_of(i)), ended.then(|| buf.final_obs_of(i))];
+            for row in rows.into_iter().flatten() {
+                if let Some(k) = spec.outside(row) {
+                    return Err(format!(
+                        "step {step}, board {i}: value {k} = {:?} outside [{}, {}]",
+                        row.get(k),
+                        spec.low.get(k).copied().unwrap_or(f32::NAN),
+                        spec.high.get(k).copied().unwrap_or(f32::NAN)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// For random options and random play, every observation has the declared length and lies
+    /// within the declared bounds, in both element types, raw and scaled.
+    #[test]
+    fn observations_lie_within_their_spec(
+        preset in 0usize..PRESETS.len() + 2,
+        encoding in 0usize..3,
+        levels in 1u8..20,
+        network in proptest::bool::ANY,
+        opponent in proptest::bool::ANY,
+        same_step in proptest::bool::ANY,
+        opening in 0u32..12,
+        seed in proptest::num::u64::ANY,
+    ) {
+        let spec = match preset.checked_sub(PRESETS.len()) {
+            None => PRESETS[preset],
+            Some(0) => "abapa:houses=8,seeds=3",
+            Some(_) => "oware:players=4,houses=2",
+        };
+        let rules: Rules = spec.parse().unwrap();
+        let enc = match encoding {
+            0 => ObsEncoding::Compact,
+            1 => ObsEncoding::OneHot { levels },
+            _ => ObsEncoding::Thermometer { levels },
+        };
+        let scale = if network { ObsScale::Network } else { ObsScale::Raw };
+        let mut cfg = BatchConfig::new(rules, 5)
+            .with_obs(enc)
+            .with_opening(Opening::between(0, opening))
+            .with_seed(seed);
+        cfg.obs_scale = scale;
+        if same_step {
+            cfg = cfg.with_reset_mode(ResetMode::SameStep);
+        }
+        if opponent {
+            cfg = cfg.with_opponent(Opponent::Random);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut batch = Batch::new(cfg.clone()).unwrap();
+        let f = batch.obs_spec(ObsDtype::Float32).unwrap();
+        proptest::prop_assert_eq!(f.dim(), batch.obs_dim());
+        proptest::prop_assert_eq!(batch.action_spec().n, rules.houses as usize);
+        let r = check_within_spec::<f32>(&mut batch, &f, 40, &mut rng);
+        proptest::prop_assert!(r.is_ok(), "{} {} {}: {:?}", spec, enc, scale, r);
+        match batch.obs_spec(ObsDtype::Uint8) {
+            Ok(u) => {
+                proptest::prop_assert!(!network);
+                let mut batch = Batch::new(cfg).unwrap();
+                let r = check_within_spec::<u8>(&mut batch, &u, 40, &mut rng);
+                proptest::prop_assert!(r.is_ok(), "{} {} uint8: {:?}", spec, enc, r);
+            }
+            Err(e) => {
+                proptest::prop_assert!(network);
+                proptest::prop_assert!(e.to_string().contains("float32"), "{}", e);
             }
         }
     }

@@ -98,7 +98,7 @@ OPPONENTS = ("self", "random", "capture", "greedy")
 #: The engine's option table (``awale._core.env_options()``), by key: every option of
 #: :class:`awale.Batch` and of the environments, with its type, defaults, the API flavours that
 #: take it and its help. ``EnvSpec``'s fields, the environments' keywords and their docs come
-#: from it; adding an option is one entry in ``src/batch/config.rs`` plus its behaviour.
+#: from it; adding an option is one entry in ``src/python/env_spec.rs`` plus its behaviour.
 OPTIONS: dict[str, "_core.EnvOption"] = {o.key: o for o in _core.env_options()}
 
 #: The options of the environments (every option a flavour other than ``"batch"`` takes), in
@@ -239,20 +239,26 @@ class EnvSpec:
             **options,
         )
 
-    def observation_space(self) -> Union[spaces.Box, spaces.Dict]:
-        """One board's observation space: the array, or with ``obs_mode="dict"``
-        ``Dict(observation=<the array's Box>, action_mask=Box(0, 1, (houses,), int8))``."""
+    def spaces(self) -> "_core.EnvSpaces":
+        """One board's spaces as the engine declares them (``awale._core.env_spaces``): the
+        observation's shape, dtype and every value's bounds, and the number of actions."""
         assert isinstance(self.rules, _core.Rules), "validate() first"
-        box = observation_box(self.rules, self.obs, self.obs_dtype)
+        return _core.env_spaces(
+            rules=self.rules, obs=self.obs, obs_scale=self.obs_scale, obs_dtype=self.obs_dtype
+        )
+
+    def observation_space(self) -> Union[spaces.Box, spaces.Dict]:
+        """One board's observation space: the array's :func:`observation_box`, or with
+        ``obs_mode="dict"`` ``Dict(observation=<that Box>, action_mask=<mask_box>)``."""
+        declared = self.spaces()
+        box = observation_box(declared)
         if self.obs_mode == "array":
             return box
-        mask = spaces.Box(low=0, high=1, shape=(self.rules.houses,), dtype=np.int8)
-        return spaces.Dict({"observation": box, "action_mask": mask})
+        return spaces.Dict({"observation": box, "action_mask": mask_box(declared)})
 
     def action_space(self) -> spaces.Discrete:
         """One board's action space: a house of the mover's row."""
-        assert isinstance(self.rules, _core.Rules), "validate() first"
-        return spaces.Discrete(self.rules.houses)
+        return spaces.Discrete(self.spaces().n_actions)
 
 
 def single_board_error(e: "_core.AwaleError") -> "_core.AwaleError":
@@ -271,27 +277,24 @@ def single_board_error(e: "_core.AwaleError") -> "_core.AwaleError":
     return new
 
 
-def observation_box(rules: _core.Rules, obs: str, obs_dtype: str) -> spaces.Box:
-    """The space of one board's observation: raw seed counts and 0/1 slots, all within
-    0..total_seeds."""
-    dtype = np.dtype(obs_dtype)
-    if dtype not in (np.dtype(np.float32), np.dtype(np.uint8)):
-        raise ValueError(f"observation dtype must be 'float32' or 'uint8', got '{obs_dtype}'")
-    dim = rules.obs_dim(obs)
-    return spaces.Box(low=0, high=rules.total_seeds, shape=(dim,), dtype=dtype)
+def observation_box(declared: "_core.EnvSpaces", dtype: Any = None) -> spaces.Box:
+    """The Box of one board's observation, as the engine declares it (``awale._core.env_spaces``
+    or ``Batch.spaces``): its shape, dtype and the bounds of every value (seed counts within
+    0..total_seeds, slots and the seat within 0..1, times the network's input scales under
+    ``obs_scale="network"``). ``dtype`` overrides the element type (RLlib's ``float32``)."""
+    dtype = np.dtype(declared.obs_dtype if dtype is None else dtype)
+    return spaces.Box(
+        low=declared.obs_low.astype(dtype),
+        high=declared.obs_high.astype(dtype),
+        shape=declared.obs_shape,
+        dtype=dtype,
+    )
 
 
-def dtype_name(obs_dtype: Any) -> str:
-    """'float32' or 'uint8' from a name or a NumPy dtype-like."""
-    try:
-        name = np.dtype(obs_dtype).name
-    except TypeError:
-        raise ValueError(
-            f"observation dtype must be 'float32' or 'uint8', got {obs_dtype!r}"
-        ) from None
-    if name not in ("float32", "uint8"):
-        raise ValueError(f"observation dtype must be 'float32' or 'uint8', got '{name}'")
-    return name
+def mask_box(declared: "_core.EnvSpaces", dtype: Any = np.int8) -> spaces.Box:
+    """The Box of one board's legal-action mask: one 0 or 1 per action (``int8``, or
+    ``dtype``)."""
+    return spaces.Box(low=0, high=1, shape=(declared.n_actions,), dtype=np.dtype(dtype))
 
 
 def action_index(action: Any, houses: int) -> int:

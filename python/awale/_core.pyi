@@ -23,6 +23,8 @@ __all__ = [
     "EnvOption",
     "env_options",
     "check_env_options",
+    "EnvSpaces",
+    "env_spaces",
     "Tablebase",
     "Network",
     "AwaleError",
@@ -198,6 +200,41 @@ def check_env_options(values: dict[str, Any], flavour: str = "spec") -> dict[str
     """``values`` checked through the table (and the batch's checks across them) and
     normalised; ``TypeError`` for a wrong type or unknown key, ``ValueError`` for a bad
     value."""
+
+@final
+class EnvSpaces:
+    """One board's spaces as the engine declares them, beside the encodings
+    (``ObsSpec``/``ActionSpec`` in ``src/batch/observation.rs``): the Python envs build their
+    Gymnasium spaces from it. Seed counts lie within ``0..total_seeds``, one-hot and
+    thermometer slots and the seat one-hot within ``0..1``; under ``obs_scale="network"``
+    every bound is multiplied by its input scale."""
+
+    @property
+    def obs_shape(self) -> tuple[int]:
+        """``(obs_dim,)``."""
+    @property
+    def obs_dtype(self) -> _ObsDtype: ...
+    @property
+    def obs_low(self) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]:
+        """The least value of each element (an array of ``obs_dtype``)."""
+    @property
+    def obs_high(self) -> npt.NDArray[np.float32] | npt.NDArray[np.uint8]:
+        """The greatest value of each element (an array of ``obs_dtype``)."""
+    @property
+    def n_actions(self) -> int:
+        """The number of actions (the houses of a row); the legal-action mask has one ``int8``
+        0/1 per action."""
+
+def env_spaces(
+    *,
+    rules: Optional[_RulesArg] = ...,
+    obs: str = ...,
+    obs_dtype: Union[_ObsDtype, np.dtype[Any], type] = ...,
+    obs_scale: Literal["raw", "network"] = ...,
+) -> EnvSpaces:
+    """One board's spaces under the options that shape them (``Batch``'s defaults);
+    ``TypeError`` for another keyword or a wrong type, ``ValueError`` for a bad value
+    (``obs_scale="network"`` needs ``obs_dtype="float32"``)."""
 
 def presets() -> list[tuple[str, str, str]]:
     """The preset table as ``(spec, title, summary)``: the rules spec, the title of the
@@ -560,6 +597,9 @@ class Batch:
     def obs_dtype(self) -> _ObsDtype: ...
     @property
     def obs_scale(self) -> Literal["raw", "network"]: ...
+    @property
+    def spaces(self) -> EnvSpaces:
+        """One board's spaces, as :func:`env_spaces` gives them for this batch's options."""
     @property
     def reset_mode(self) -> Literal["next_step", "same_step", "disabled"]: ...
     @property

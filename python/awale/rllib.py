@@ -30,7 +30,7 @@ except ImportError as e:  # pragma: no cover - the extra is not installed
     ) from e
 
 import awale
-from awale._common import EnvSpec, flavour_options
+from awale._common import EnvSpec, flavour_options, mask_box, observation_box
 
 
 def agent_id(seat: int) -> str:
@@ -65,18 +65,19 @@ class AwaleMultiAgentEnv(MultiAgentEnv):
         self.encoding = self.env_spec.obs
         self.obs_scale = self.env_spec.obs_scale
         self.illegal = self.env_spec.illegal
-        players, houses = self.rules.players, self.rules.houses
-        dim = self.rules.obs_dim(self.encoding)
+        players = self.rules.players
         self.possible_agents = [agent_id(p) for p in range(players)]
         self.agents = list(self.possible_agents)
+        # The engine's spaces, all float32 (the layout RLlib's masked modules read).
+        declared = self.env_spec.spaces()
         obs_space = gym.spaces.Dict(
             {
-                "observations": gym.spaces.Box(0.0, 255.0, (dim,), np.float32),
-                "action_mask": gym.spaces.Box(0.0, 1.0, (houses,), np.float32),
+                "observations": observation_box(declared, np.float32),
+                "action_mask": mask_box(declared, np.float32),
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: gym.spaces.Discrete(houses) for a in self.possible_agents}
+        self.action_spaces = {a: self.env_spec.action_space() for a in self.possible_agents}
         self._rng = np.random.default_rng()
         self.game = awale.Game(self.rules)
 

@@ -116,11 +116,10 @@ mod team;
 pub mod team;
 
 pub use buffers::{BatchAction, StepBuffers, StepOutput};
-pub use config::{
-    find_option, BatchConfig, EnvConfig, IllegalActionPolicy, ObsDtype, ObsMode, Opening,
-    OptionDef, OptionKind, ReadOpponent, ResetMode, FLAVOURS, MAX_BOARDS, MAX_THREADS, OPTIONS,
+pub use config::{BatchConfig, IllegalActionPolicy, Opening, ResetMode, MAX_BOARDS, MAX_THREADS};
+pub use observation::{
+    encode_state, input_scale, ActionSpec, ObsDtype, ObsEncoding, ObsScale, ObsSpec, ObsValue,
 };
-pub use observation::{encode_state, input_scale, ObsEncoding, ObsScale, ObsValue};
 pub use opponent::{League, Opponent, Policy};
 pub use rng::{board_rng, RngSnapshot};
 pub use snapshot::BatchSnapshot;
@@ -235,9 +234,20 @@ impl Batch {
         self.obs_dim
     }
 
-    /// Actions per board: the number of houses per player.
+    /// Actions per board: the number of houses per player ([`ActionSpec::n`]).
     pub fn action_dim(&self) -> usize {
-        self.config.rules.houses as usize
+        self.action_spec().n
+    }
+
+    /// One board's observation space when the buffers hold `dtype` (an error when they cannot
+    /// hold this batch's scale): shape, element type and every value's bounds.
+    pub fn obs_spec(&self, dtype: ObsDtype) -> Result<ObsSpec> {
+        self.config.obs_spec(dtype)
+    }
+
+    /// One board's action space.
+    pub fn action_spec(&self) -> ActionSpec {
+        ActionSpec::new(&self.config.rules)
     }
 
     /// Players per game (the reward and score width).
@@ -271,13 +281,7 @@ impl Batch {
     }
 
     fn check_output<O: ObsValue>(&self, out: &StepOutput<'_, O>) -> Result<()> {
-        if !self.scale.is_empty() && !O::FLOAT {
-            return Err(AwaleError::BadBatchInput(
-                "obs_scale 'network' writes fractions: it needs float32 observations \
-                 (obs_dtype='float32'), not uint8"
-                    .into(),
-            ));
-        }
+        self.config.obs_scale.check_dtype(O::DTYPE)?;
         out.check(
             self.num_boards(),
             self.obs_dim,

@@ -1,4 +1,6 @@
-//! Observation encodings, chosen by name, and the element types an observation buffer may have.
+//! Observation encodings, chosen by name, the element types an observation buffer may have,
+//! and the observation and action specs ([`ObsSpec`], [`ActionSpec`]: shape, element type and
+//! bounds of every value) that the Python spaces are built from.
 //!
 //! Every encoding sees the board from the point of view of the player to move `m`: with `P`
 //! players of `H` houses and `n = P·H` pits, "rotated pit `j`" is pit `(m·H + j) mod n`, so the
@@ -167,24 +169,74 @@ impl FromStr for ObsEncoding {
     }
 }
 
+/// The element type of observation arrays: the Python `obs_dtype` (`"float32"` or `"uint8"`);
+/// Rust callers pick it with the type of their buffers ([`ObsValue::DTYPE`]).
+///
+/// ```
+/// use awale::batch::ObsDtype;
+/// assert_eq!("u1".parse::<ObsDtype>().unwrap(), ObsDtype::Uint8);
+/// assert_eq!(ObsDtype::default().name(), "float32");
+/// assert!("int16".parse::<ObsDtype>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ObsDtype {
+    /// `float32`.
+    #[default]
+    Float32,
+    /// `uint8`.
+    Uint8,
+}
+
+impl ObsDtype {
+    /// The NumPy name: `"float32"` or `"uint8"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObsDtype::Float32 => "float32",
+            ObsDtype::Uint8 => "uint8",
+        }
+    }
+}
+
+impl fmt::Display for ObsDtype {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ObsDtype {
+    type Err = AwaleError;
+
+    /// The NumPy names and type codes: `float32` (`f4`, `<f4`) or `uint8` (`u1`, `|u1`).
+    fn from_str(s: &str) -> Result<ObsDtype> {
+        match s {
+            "float32" | "f4" | "<f4" => Ok(ObsDtype::Float32),
+            "uint8" | "u1" | "|u1" => Ok(ObsDtype::Uint8),
+            _ => Err(AwaleError::BadBatchInput(format!(
+                "observation dtype must be 'float32' or 'uint8', got '{s}'"
+            ))),
+        }
+    }
+}
+
 /// An element type an observation buffer may hold: `f32` or `u8`.
 pub trait ObsValue: Copy + Send + Sync + PartialEq + fmt::Debug + 'static {
     /// Zero.
     const ZERO: Self;
     /// One (a set slot).
     const ONE: Self;
-    /// Whether the type holds fractions ([`ObsScale::Network`] needs it).
-    const FLOAT: bool;
+    /// The type's [`ObsDtype`] ([`ObsScale::check_dtype`] says which scale it can hold).
+    const DTYPE: ObsDtype;
     /// A seed count (at most 255).
     fn from_count(count: u8) -> Self;
-    /// Multiplies a row by per-feature scales (only called when [`ObsValue::FLOAT`]).
+    /// Multiplies a row by per-feature scales (only called for a dtype that
+    /// [`ObsScale::check_dtype`] lets hold scaled values).
     fn scale_row(row: &mut [Self], scale: &[f32]);
 }
 
 impl ObsValue for f32 {
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
-    const FLOAT: bool = true;
+    const DTYPE: ObsDtype = ObsDtype::Float32;
     #[inline(always)]
     fn from_count(count: u8) -> f32 {
         count as f32
@@ -200,7 +252,7 @@ impl ObsValue for f32 {
 impl ObsValue for u8 {
     const ZERO: u8 = 0;
     const ONE: u8 = 1;
-    const FLOAT: bool = false;
+    const DTYPE: ObsDtype = ObsDtype::Uint8;
     #[inline(always)]
     fn from_count(count: u8) -> u8 {
         count
@@ -240,6 +292,24 @@ impl ObsScale {
             ObsScale::Network => "network",
         }
     }
+
+    /// The one rule of scales and element types: [`ObsScale::Network`] writes fractions, so it
+    /// needs [`ObsDtype::Float32`]; raw values fit either type. The batch, `State.observation`
+    /// and the option table all ask here.
+    ///
+    /// ```
+    /// use awale::batch::{ObsDtype, ObsScale};
+    /// assert!(ObsScale::Raw.check_dtype(ObsDtype::Uint8).is_ok());
+    /// assert!(ObsScale::Network.check_dtype(ObsDtype::Uint8).is_err());
+    /// ```
+    pub fn check_dtype(self, dtype: ObsDtype) -> Result<()> {
+        if self == ObsScale::Network && dtype != ObsDtype::Float32 {
+            return Err(AwaleError::BadBatchInput(format!(
+                "obs_scale 'network' writes fractions: it needs obs_dtype 'float32', not '{dtype}'"
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Display for ObsScale {
@@ -278,6 +348,112 @@ pub fn input_scale(rules: &Rules, enc: ObsEncoding) -> Vec<f32> {
     s.extend(std::iter::repeat_n(store_scale, p));
     s.extend(std::iter::repeat_n(1.0, p));
     s
+}
+
+/// One board's observation, as a space: its length, element type and the bounds of every value
+/// (`low[i] <= obs[i] <= high[i]`), derived from the rules, the encoding and the scale. Seed
+/// counts (compact pits and every store) lie in `0..=total_seeds` (seeds are never made or
+/// lost), one-hot and thermometer slots and the seat one-hot in `0..=1`; under
+/// [`ObsScale::Network`] each bound is multiplied by its [`input_scale`] the way the batch
+/// multiplies the value (in `f32`, so the bound holds exactly).
+///
+/// ```
+/// use awale::batch::{ObsDtype, ObsEncoding, ObsScale, ObsSpec};
+/// use awale::Rules;
+/// let rules = Rules::abapa();
+/// let s = ObsSpec::new(&rules, ObsEncoding::Compact, ObsScale::Raw, ObsDtype::Uint8).unwrap();
+/// assert_eq!((s.dim(), s.dtype), (16, ObsDtype::Uint8));
+/// assert_eq!((s.high[0], s.high[12], s.high[15]), (48.0, 48.0, 1.0)); // pit, store, seat
+/// let n = ObsSpec::new(&rules, ObsEncoding::Compact, ObsScale::Network, ObsDtype::Float32);
+/// assert_eq!(n.unwrap().high[0], 6.0); // 48 seeds over twice the 4 of a house
+/// assert!(ObsSpec::new(&rules, ObsEncoding::Compact, ObsScale::Network, ObsDtype::Uint8).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObsSpec {
+    /// The encoding.
+    pub encoding: ObsEncoding,
+    /// The scale.
+    pub scale: ObsScale,
+    /// The element type.
+    pub dtype: ObsDtype,
+    /// The least value of each element ([`ObsEncoding::dim`] of them).
+    pub low: Vec<f32>,
+    /// The greatest value of each element.
+    pub high: Vec<f32>,
+}
+
+impl ObsSpec {
+    /// The spec of `enc` under `rules`, `scale` and `dtype`; an error for a bad encoding or for a
+    /// scale that the element type cannot hold ([`ObsScale::check_dtype`]).
+    pub fn new(
+        rules: &Rules,
+        enc: ObsEncoding,
+        scale: ObsScale,
+        dtype: ObsDtype,
+    ) -> Result<ObsSpec> {
+        enc.validate()?;
+        scale.check_dtype(dtype)?;
+        let (pits, p) = (rules.pits() * enc.levels(), rules.players as usize);
+        let seeds = rules.total_seeds() as f32;
+        let pit_high = match enc {
+            ObsEncoding::Compact => seeds,
+            ObsEncoding::OneHot { .. } | ObsEncoding::Thermometer { .. } => 1.0,
+        };
+        let mut high = vec![pit_high; pits];
+        high.extend(std::iter::repeat_n(seeds, p));
+        high.extend(std::iter::repeat_n(1.0, p));
+        if scale == ObsScale::Network {
+            // The batch's own product (`ObsValue::scale_row`): rounding is monotone, so a
+            // value at most its raw bound stays at most the bound's product.
+            f32::scale_row(&mut high, &input_scale(rules, enc));
+        }
+        Ok(ObsSpec {
+            encoding: enc,
+            scale,
+            dtype,
+            low: vec![0.0; high.len()],
+            high,
+        })
+    }
+
+    /// Values per board: the shape is `(dim,)`.
+    pub fn dim(&self) -> usize {
+        self.high.len()
+    }
+
+    /// The first element of `row` outside the spec (its index), or `None` when the row has
+    /// the spec's length and every value lies within its bounds.
+    pub fn outside<O: ObsValue + Into<f32>>(&self, row: &[O]) -> Option<usize> {
+        if row.len() != self.dim() {
+            return Some(row.len().min(self.dim()));
+        }
+        (0..row.len()).find(|&i| {
+            let v: f32 = row[i].into();
+            !(self.low[i] <= v && v <= self.high[i])
+        })
+    }
+}
+
+/// One board's action: a house of the mover's row, `0..n`, and the legal-action mask of `n`
+/// zeros and ones that the batch writes beside the observation.
+///
+/// ```
+/// use awale::batch::ActionSpec;
+/// assert_eq!(ActionSpec::new(&awale::Rules::abapa()).n, 6);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActionSpec {
+    /// The number of actions (the houses of a row).
+    pub n: usize,
+}
+
+impl ActionSpec {
+    /// The actions of `rules`.
+    pub fn new(rules: &Rules) -> ActionSpec {
+        ActionSpec {
+            n: rules.houses as usize,
+        }
+    }
 }
 
 /// Writes the observation of `state` under `enc` into `out`, which must hold exactly

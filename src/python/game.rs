@@ -5,7 +5,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use super::{house_arg, rules_or_default, seed_arg, type_name, value_error, PyRules};
-use crate::batch::{encode_state, input_scale, ObsEncoding, ObsScale, ObsValue};
+use crate::batch::{encode_state, input_scale, ObsDtype, ObsEncoding, ObsScale, ObsValue};
 use crate::game::Game;
 use crate::notation::{self, GameRecord};
 use crate::rules::Rules;
@@ -94,39 +94,11 @@ fn observation<'py>(
         }
         Ok(PyArray1::from_vec(py, v).into_any())
     }
-    match (dtype_name(dtype)?, scale) {
-        (ObsDtype::U8, ObsScale::Network) => Err(PyValueError::new_err(
-            "scale 'network' writes fractions: it needs dtype 'float32', not 'uint8'",
-        )),
-        (ObsDtype::F32, _) => fill::<f32>(py, enc, rules, state, perspective, scale),
-        (ObsDtype::U8, _) => fill::<u8>(py, enc, rules, state, perspective, scale),
-    }
-}
-
-/// The element type of observation arrays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ObsDtype {
-    F32,
-    U8,
-}
-
-impl ObsDtype {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            ObsDtype::F32 => "float32",
-            ObsDtype::U8 => "uint8",
-        }
-    }
-}
-
-/// Parses an observation dtype name.
-pub(crate) fn dtype_name(name: &str) -> PyResult<ObsDtype> {
-    match name {
-        "float32" | "f4" | "<f4" => Ok(ObsDtype::F32),
-        "uint8" | "u1" | "|u1" => Ok(ObsDtype::U8),
-        _ => Err(PyValueError::new_err(format!(
-            "observation dtype must be 'float32' or 'uint8', got '{name}'"
-        ))),
+    let dtype: ObsDtype = dtype.parse().map_err(value_error)?;
+    scale.check_dtype(dtype).map_err(value_error)?;
+    match dtype {
+        ObsDtype::Float32 => fill::<f32>(py, enc, rules, state, perspective, scale),
+        ObsDtype::Uint8 => fill::<u8>(py, enc, rules, state, perspective, scale),
     }
 }
 

@@ -21,6 +21,8 @@
 mod batch;
 mod callable_policy;
 mod cli;
+mod env_options;
+mod env_spec;
 mod evaluator;
 mod game;
 mod network;
@@ -447,7 +449,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyState>()?;
     m.add_class::<game::PyGame>()?;
     m.add_class::<batch::PyBatch>()?;
-    batch::register(m)?;
+    env_options::register(m)?;
     m.add_class::<tablebase::PyTablebase>()?;
     m.add_class::<network::PyNetwork>()?;
     m.add_class::<search::PySearchResult>()?;

@@ -252,3 +252,57 @@ def test_game_pickle_round_trip(spec, moves):
     assert copy.record() == game.record()
     assert copy.position() == game.position()
     assert awale.Game.from_record(game.record()).position() == game.position()
+
+
+#: Rules that build, for the spaces test.
+valid_rules = st.sampled_from(
+    list(awale.PRESETS)
+    + ["abapa:houses=8,seeds=3", "oware:players=4,houses=2", "oware:players=3,seeds=2"]
+)
+encodings = st.one_of(
+    st.just("compact"),
+    st.builds(
+        lambda kind, levels: f"{kind}:{levels}",
+        st.sampled_from(["onehot", "thermometer"]),
+        st.integers(1, 20),
+    ),
+)
+
+
+@settings(FAST, max_examples=60)
+@given(
+    valid_rules,
+    encodings,
+    st.sampled_from(["raw", "network"]),
+    st.sampled_from(["float32", "uint8"]),
+    st.sampled_from(["array", "dict"]),
+    st.integers(0, 2**32),
+)
+def test_observations_lie_within_the_declared_spaces(spec, obs, scale, dtype, mode, seed):
+    """For random options and random play, every observation has the shape and dtype the
+    engine declares (``awale._core.env_spaces``) and lies within its bounds; the envs' spaces
+    are built from that declaration."""
+    options = dict(obs=obs, obs_scale=scale, obs_dtype=dtype)
+    if scale == "network" and dtype == "uint8":
+        with pytest.raises(ValueError, match="float32"):
+            awale._core.env_spaces(rules=spec, **options)
+        return
+    declared = awale._core.env_spaces(rules=spec, **options)
+    envs = AwaleVectorEnv(4, spec, obs_mode=mode, opponent="random", **options)
+    assert envs.batch.spaces.obs_shape == declared.obs_shape == (envs.rules.obs_dim(obs),)
+    assert declared.n_actions == envs.rules.houses == envs.single_action_space.n
+    space = envs.single_observation_space
+    box = space["observation"] if mode == "dict" else space
+    assert box.shape == declared.obs_shape and box.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(box.low, declared.obs_low)
+    np.testing.assert_array_equal(box.high, declared.obs_high)
+    rng = np.random.default_rng(seed)
+    got, info = envs.reset(seed=seed)
+    for _ in range(40):
+        assert got in envs.observation_space
+        rows = got["observation"] if mode == "dict" else got
+        assert rows.dtype == np.dtype(dtype) and rows.shape == (4, *declared.obs_shape)
+        assert (rows >= declared.obs_low).all() and (rows <= declared.obs_high).all()
+        mask = (got["action_mask"] if mode == "dict" else info["action_mask"]).copy()
+        mask[~mask.any(axis=1)] = 1  # a board waiting for its reset ignores its action
+        got, _, _, _, info = envs.step(awale.sample_legal(mask, rng))

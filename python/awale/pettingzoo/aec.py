@@ -11,7 +11,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from awale import _core
-from awale._common import EnvSpec, action_index, check_seed, with_options
+from awale._common import (
+    EnvSpec,
+    action_index,
+    check_seed,
+    mask_box,
+    observation_box,
+    with_options,
+)
 
 
 @with_options("pettingzoo")
@@ -61,17 +68,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         houses = self.rules.houses
         self.possible_agents = [f"player_{i}" for i in range(self.rules.players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        box = self.env_spec.observation_space()
+        declared = self.env_spec.spaces()
+        box, mask = observation_box(declared), mask_box(declared)
         self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": box,
-                    "action_mask": spaces.Box(0, 1, shape=(houses,), dtype=np.int8),
-                }
-            )
+            a: spaces.Dict({"observation": box, "action_mask": mask})
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(houses) for a in self.possible_agents}
+        self.action_spaces = {a: self.env_spec.action_space() for a in self.possible_agents}
         self._no_moves = np.zeros(houses, dtype=np.int8)
         self._np_random: Optional[np.random.Generator] = None
         self._game: Optional[_core.Game] = None
