@@ -184,10 +184,11 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     );
     if keeps_generations {
         println!(
-        "its generations:    awale ladder {} --anchors greedy,alphabeta:depth=2,alphabeta:depth=4 --out {}",
-        out.display(),
-        out.join("ladder").display()
-    );
+            "its generations:    awale ladder {} --anchors greedy,alphabeta:depth=2,alphabeta:depth=4  \
+             (into {})",
+            out.display(),
+            out.join("ladder").display()
+        );
     }
     if args.config.is_none() {
         println!(
