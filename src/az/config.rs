@@ -461,7 +461,8 @@ impl TrainConfig {
     /// let e = TrainConfig::load("abapx").unwrap_err().to_string();
     /// assert!(e.contains("abapa") && e.contains("a path"), "{e}");
     /// ```
-    pub fn load(spec: &std::path::Path) -> TrainResult<TrainConfig> {
+    pub fn load(spec: impl AsRef<std::path::Path>) -> TrainResult<TrainConfig> {
+        let spec = spec.as_ref();
         if spec.is_file() {
             return TrainConfig::from_file(spec);
         }
