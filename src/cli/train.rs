@@ -23,8 +23,9 @@ about 3 minutes on 2 cores, ending with a network that beats greedy and alpha-be
 Every recipe of the repository's training/ folder is built in, by name (an installed awale has
 no training/ folder): abapa (the full recipe), abapa-16core, abapa-gpu, abapa-raised, awale,
 wari, oware3, oware4, oware6, quick, tiny (seconds, for CI); --config also takes a path to a
-TOML file, which wins over a built-in name (see docs/training.md). Logs: OUT/tb (TensorBoard: `tensorboard --logdir OUT/tb`) and
-OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
+TOML file, which wins over a built-in name (see docs/training.md); `--config NAME
+--print-config > my.toml` gives a recipe to edit. Logs: OUT/tb (TensorBoard: `tensorboard --logdir
+OUT/tb`) and OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
 
 Endgame tables in self-play: with selfplay.tablebase = \"DIR\" a game that reaches a position
 of at most selfplay.tablebase_seeds seeds ends there with the tables' exact result; missing
