@@ -77,6 +77,10 @@ echo "== awale train (tiny), the network in a tournament and from Python"
 t=$SECONDS
 awale train --config tiny --out "$TMP/run" --no-progress > "$TMP/train.log" 2>&1 || { cat "$TMP/train.log"; exit 1; }
 test -f "$TMP/run/checkpoint.ckpt"
+# The recipes are built in by name (the wheel has no training/ folder); an unknown name lists them.
+awale train --config abapa --print-config | grep -q 'name = "abapa"'
+if awale train --config abapx > "$TMP/bad.log" 2>&1; then echo "--config abapx ran" >&2; exit 1; fi
+grep -q "oware3" "$TMP/bad.log" || { cat "$TMP/bad.log"; exit 1; }
 awale tournament --agents "nn:path=$TMP/run/checkpoint.ckpt,sims=8,name=net,random" --games 2 --no-progress \
   | grep -q "net"
 python - "$TMP/run/checkpoint.ckpt" <<'PYEOF'

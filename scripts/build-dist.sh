@@ -9,8 +9,9 @@
 #   AWALE_DIST_VENV=/path/to/venv bash scripts/build-dist.sh
 #
 # Needs Rust (rustup's stable toolchain) and Python 3.9+; installs maturin, ziglang and auditwheel
-# into the venv. The wheel carries the extension built with features `python,cli` (pyproject.toml),
-# so `pip install` gives the `awale` command; `train` stays out. See docs/releasing.md.
+# into the venv. The wheel carries the extension built with features `python,cli,serve,train`
+# (pyproject.toml), so `pip install` gives the `awale` command with every subcommand, the
+# trainer included. See docs/releasing.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

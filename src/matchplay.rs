@@ -327,10 +327,10 @@ impl MatchReport {
             "pentanomial [0, 1/2, 1, 3/2, 2]: {:?}\n",
             self.pentanomial.0
         );
+        // The interval is asymmetric (logistic): written as its two ends, not as `±`.
         s += &format!(
-            "Elo {:+.1} ± {:.1} (95%: {:+.1} to {:+.1}), LOS {:.1}%\n",
+            "Elo {:+.1} (95%: {:+.1} to {:+.1}), LOS {:.1}%\n",
             self.elo.elo,
-            self.elo.error,
             self.elo.low,
             self.elo.high,
             100.0 * self.elo.los

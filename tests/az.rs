@@ -446,3 +446,48 @@ fn self_play_with_tables_reproduces_itself() {
     assert!(a.1.tablebase_ends > 0);
     assert_eq!(a, b);
 }
+
+/// Every recipe of `training/` is built in by its name (`awale train --config abapa` from a
+/// wheel, which has no `training/` folder), equal to the file; an unknown name lists them.
+#[test]
+fn every_training_recipe_is_built_in_by_name_and_equals_its_file() {
+    use awale::az::config::BUILTIN_CONFIGS;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("training");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    let mut names = TrainConfig::builtin_names();
+    names.sort();
+    assert_eq!(names, files, "BUILTIN_CONFIGS and training/*.toml differ");
+    for (name, text) in BUILTIN_CONFIGS {
+        let path = dir.join(format!("{name}.toml"));
+        assert_eq!(*text, std::fs::read_to_string(&path).unwrap(), "{name}");
+        let built_in = TrainConfig::builtin(name).unwrap();
+        assert_eq!(
+            built_in.to_toml(),
+            TrainConfig::from_file(&path).unwrap().to_toml(),
+            "{name}"
+        );
+        // --config NAME and --config PATH load the same config.
+        let by_name = TrainConfig::load(std::path::Path::new(name)).unwrap();
+        assert_eq!(by_name.to_toml(), built_in.to_toml(), "{name}");
+        assert_eq!(
+            TrainConfig::load(&path).unwrap().to_toml(),
+            built_in.to_toml()
+        );
+    }
+    for bad in ["abapx", "training/abapx.toml"] {
+        let e = TrainConfig::load(std::path::Path::new(bad))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(bad), "{e}");
+        for name in &names {
+            assert!(e.contains(name), "{name} missing from: {e}");
+        }
+        assert!(e.contains("a path to a TOML file is also accepted"), "{e}");
+    }
+}

@@ -861,3 +861,33 @@ fn match_refuses_bad_bounds_and_odd_games() {
         "2-player",
     );
 }
+
+/// The Elo interval is asymmetric: printed as its two ends, never as `± half-width`.
+#[test]
+fn match_prints_the_elo_interval_as_its_two_ends() {
+    let o = awale(
+        &[
+            "match",
+            "greedy",
+            "random",
+            "--games",
+            "20",
+            "--no-progress",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = out.lines().find(|l| l.starts_with("Elo ")).expect(&out);
+    assert!(!line.contains('±'), "{line}");
+    // "Elo +510.8 (95%: +310.5 to +1199.8), LOS 100.0%": the estimate lies inside its ends.
+    let nums: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(
+        line.contains("(95%: ") && nums.len() == 5,
+        "{line}: {nums:?}"
+    );
+    assert!(nums[2] <= nums[0] && nums[0] <= nums[3], "{line}");
+}

@@ -308,7 +308,7 @@ fn documents() -> Vec<PathBuf> {
 fn feature_missing(args: &[String]) -> Option<&'static str> {
     let sub = args.iter().find(|a| !a.starts_with('-'))?;
     match sub.as_str() {
-        "train" if !cfg!(feature = "train") => Some("train"),
+        "train" | "ladder" if !cfg!(feature = "train") => Some("train"),
         "serve" if !cfg!(feature = "serve") => Some("serve"),
         _ => None,
     }

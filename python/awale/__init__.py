@@ -13,6 +13,8 @@ reinforcement learning, on a vectorised Rust simulator.
 - :class:`Network`: a trained network (checkpoint, generation or safetensors file):
   ``predict`` (policy logits and values of a NumPy batch), ``encode`` (its input for positions),
   ``export_safetensors``; :mod:`awale.torch` builds the same network as a ``torch.nn.Module``.
+- :func:`env_options`: the option table every environment takes (``obs``, ``opponent``,
+  ``autoreset_mode``, ...), one :class:`EnvOption` (key, default, choices, help) each.
 - :class:`AwaleError` (a ``ValueError``) and its subclasses :class:`IllegalActionError`,
   :class:`RulesError`, :class:`ParseError`, :class:`GameOverError`, :class:`ConfigError`,
   :class:`AgentError`, :class:`TournamentError`, :class:`TrainingError`: the engine's errors,
@@ -46,6 +48,7 @@ from awale._core import (
     AwaleError,
     Batch,
     ConfigError,
+    EnvOption,
     Game,
     GameOverError,
     IllegalActionError,
@@ -61,6 +64,7 @@ from awale._core import (
     TournamentError,
     TrainingError,
     __version__,
+    env_options,
     input_scale,
     parse_position,
     search,
@@ -93,6 +97,8 @@ __all__ = [
     "AgentError",
     "ConfigError",
     "EnvSpec",
+    "EnvOption",
+    "env_options",
     "GameOverError",
     "IllegalActionError",
     "ParseError",

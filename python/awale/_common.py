@@ -299,7 +299,8 @@ def mask_box(declared: "_core.EnvSpaces", dtype: Any = np.int8) -> spaces.Box:
 
 def action_index(action: Any, houses: int) -> int:
     """One action (a house index) as an int: ints, NumPy integers and integer arrays of one
-    element; TypeError for other types, ValueError when out of range."""
+    element; TypeError for other types, :class:`awale.IllegalActionError` (a ``ValueError``) when
+    out of range."""
     if isinstance(action, np.ndarray):
         if action.size != 1:
             raise ValueError(
@@ -318,7 +319,13 @@ def action_index(action: Any, houses: int) -> int:
             f"an action must be an int house index 0..{houses - 1}, got {type(action).__name__}"
         ) from None
     if not 0 <= value < houses:
-        raise ValueError(f"action {value} is out of range: the houses are 0..{houses - 1}")
+        # The batch's own error for the same action (a ValueError subclass), so that every env
+        # flavour raises awale.IllegalActionError for it.
+        err = _core.IllegalActionError(
+            f"action {value} is out of range: the houses are 0..{houses - 1}"
+        )
+        err.action, err.reason, err.board = value, f"is out of range 0..{houses - 1}", None
+        raise err
     return value
 
 

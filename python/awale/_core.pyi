@@ -150,7 +150,8 @@ def train(
     :func:`awale.training.train`)."""
 
 def train_config(path: Optional[str] = None, overrides: Sequence[str] = ...) -> str:
-    """The effective training config as TOML: ``path`` (default the built-in tiny config) with
+    """The effective training config as TOML: ``path`` (a file, or a built-in recipe's name such
+    as ``"abapa"`` when no such file exists; default the built-in tiny config) with
     ``"section.key=value"`` overrides applied, checked."""
 
 def default_run_folder(config: str) -> str:

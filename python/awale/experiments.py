@@ -209,14 +209,15 @@ class LadderResult:
     def plot(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Draws Elo against iteration, wall time and self-play positions (one line per run,
         the anchors as dashed lines) into ``path`` (PNG, SVG, PDF: matplotlib's choice by the
-        extension). Needs matplotlib."""
-        try:
-            import matplotlib
+        extension). Needs matplotlib (``pip install matplotlib``), which awale does not install."""
+        _need_matplotlib()
+        import matplotlib
 
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("LadderResult.plot needs matplotlib: pip install matplotlib") from None
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
+
+        ticks = FuncFormatter(lambda v, _pos: _tick_label(v))
         fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
         xs = [("iteration", "iteration"), ("seconds", "wall time (s)"),
               ("positions", "self-play positions")]
@@ -232,16 +233,20 @@ class LadderResult:
                 ax.fill_between(x, [p[2] for p in pts], [p[3] for p in pts],
                                 color=line.get_color(), alpha=0.15)
             for e in anchors:
+                # Named in the right margin, clear of the curves.
                 ax.axhline(e["elo"], color="grey", linestyle="--", linewidth=0.8)
-                ax.annotate(e["name"], (0, e["elo"]), xycoords=("axes fraction", "data"),
-                            fontsize=8, color="grey", va="bottom")
+                ax.annotate(e["name"], (1, e["elo"]), xycoords=("axes fraction", "data"),
+                            xytext=(4, 0), textcoords="offset points", fontsize=8,
+                            color="grey", ha="left", va="center", annotation_clip=False)
+            ax.xaxis.set_major_formatter(ticks)
+            ax.yaxis.set_major_formatter(ticks)
             ax.set_xlabel(label)
             ax.set_ylabel("Elo")
             ax.set_title(f"Elo against {label}")
             ax.grid(alpha=0.3)
         axes[0].legend(loc="lower right")
-        fig.tight_layout()
-        fig.savefig(os.fspath(path), dpi=110)
+        fig.tight_layout(w_pad=6)
+        fig.savefig(os.fspath(path), dpi=110, bbox_inches="tight")
         plt.close(fig)
 
     def __repr__(self) -> str:
@@ -249,6 +254,38 @@ class LadderResult:
             f"LadderResult({len(self.entries)} players, {self.pairings} pairings, "
             f"{self.games}/{self.games_scheduled} games)"
         )
+
+
+def _need_matplotlib() -> None:
+    """ImportError naming the package and the extra when matplotlib is missing (the ladder's
+    ``plot=``; awale does not install it)."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise ImportError(
+            "the ladder's plot= (LadderResult.plot) draws with matplotlib, which is not "
+            "installed: pip install matplotlib (or the extra: pip install \"awale[notebooks]\"); "
+            "OUT/ladder.svg is drawn without it",
+            name="matplotlib",
+        )
+
+
+def _tick_label(v: float) -> str:
+    """An axis tick: an integer where the value is one (``1,000``, not ``1000.0``), thousands
+    grouped below 10,000, then ``400k``, ``1.5M`` (as ``ladder.svg``'s)."""
+
+    def trim(x: float) -> str:
+        t = f"{x:.1f}"
+        return t[:-2] if t.endswith(".0") else t
+
+    a = abs(v)
+    if a >= 1e6:
+        return f"{trim(v / 1e6)}M"
+    if a >= 1e4:
+        return f"{trim(v / 1e3)}k"
+    if abs(v - round(v)) > 1e-6 * max(a, 1.0):
+        return f"{v:.3g}"  # a fraction (wall time of a short run): 0.25, 2.5
+    return f"{int(round(v)):,}"
 
 
 def ladder(
@@ -274,7 +311,8 @@ def ladder(
     ``awale ladder``: each generation plays the next two of its run and every anchor, so the
     cost grows linearly with the generations. Resumable (``out``), on every core, or on Ray
     (``backend="ray"``). Writes ``ladder.csv``, ``ladder.json``, ``ladder.svg`` and
-    TensorBoard scalars in ``out``; with ``plot=``, also a matplotlib picture there.
+    TensorBoard scalars in ``out``; with ``plot=``, also a matplotlib picture there (needs
+    matplotlib, which awale does not install: ``ImportError`` before any game without it).
 
     Needs the extension built with the trainer (``--features train``).
 
@@ -282,7 +320,10 @@ def ladder(
         ValueError (``awale.ConfigError``): a folder without generations, runs of different
             rules, a bad anchor spec, an odd ``games``.
         NotImplementedError: an extension built without the trainer.
+        ImportError: ``plot=`` without matplotlib.
     """
+    if plot is not None:
+        _need_matplotlib()  # before the games, not after them
     if isinstance(runs, (str, os.PathLike)):
         runs = [runs]
     run_list = [_folder_arg(r, "a run") for r in runs]

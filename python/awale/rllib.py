@@ -42,10 +42,10 @@ class AwaleMultiAgentEnv(MultiAgentEnv):
     """One game of any preset for RLlib (see the module docs).
 
     ``config`` keys: the options of the engine's table whose flavours include ``"rllib"``
-    (``awale._core.env_options()``): ``rules`` (a rules spec, default ``"abapa"``), ``obs``
+    (``awale.env_options()``): ``rules`` (a rules spec, default ``"abapa"``), ``obs``
     (``"compact"``, ``"onehot[:L]"``, ``"thermometer[:L]"``; default here ``"onehot:16"``),
-    ``illegal`` (``"error"``, default: an illegal action raises ``ValueError``; ``"loss"``: the
-    mover loses at once). They are checked by :class:`awale.EnvSpec`; an unknown key is a
+    ``illegal`` (``"error"``, default: an illegal action raises :class:`awale.IllegalActionError`,
+    a ``ValueError``; ``"loss"``: the mover loses at once). They are checked by :class:`awale.EnvSpec`; an unknown key is a
     ``ValueError``.
     """
 
@@ -107,10 +107,17 @@ class AwaleMultiAgentEnv(MultiAgentEnv):
         legal = self.game.legal_mask()
         if not (0 <= action < self.rules.houses and legal >> action & 1):
             if self.illegal == "error":
-                raise ValueError(
+                err = awale.IllegalActionError(
                     f"action {action} is not a legal move of {me} (legal: "
                     f"{self.game.legal_moves()})"
                 )
+                err.action, err.player = action, mover
+                err.reason = (
+                    f"is out of range 0..{self.rules.houses - 1}"
+                    if not 0 <= action < self.rules.houses
+                    else "is not legal"
+                )
+                raise err
             # An illegal move loses the game for the mover.
             rewards = {a: (-1.0 if a == me else 1.0 / max(1, len(self.agents) - 1)) for a in self.agents}
             return self._end(rewards, truncated=False)

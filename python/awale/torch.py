@@ -28,7 +28,7 @@ from typing import Any, Optional, Sequence, Union
 
 import torch
 from safetensors import safe_open
-from safetensors.torch import save_file
+from safetensors.torch import save as _safetensors_bytes
 
 from awale._core import Network
 
@@ -156,7 +156,20 @@ def save(model: AwaleNet, path: PathLike, counters: Optional[dict[str, Any]] = N
         c = {k: int(counters[k]) for k in keys}
         c["elapsed"] = float(counters.get("elapsed", 0.0))
         metadata["counters"] = json.dumps(c)
-    save_file(state, os.fspath(path), metadata=metadata)
+    data = _safetensors_bytes(state, metadata=metadata)
+    # Written by Python's open(), so the file gets the mode of any new file (0644 under the
+    # usual umask 022), as `awale network export` writes: safetensors' save_file makes 0600.
+    # Through a temporary file beside it, so that a reader never sees a half-written network.
+    target = os.fspath(path)
+    tmp = f"{target}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 __all__ = [

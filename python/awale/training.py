@@ -37,8 +37,10 @@ def train(
     """Runs (or resumes, when ``out`` holds a checkpoint and ``fresh`` is False) a training run.
 
     Args:
-        config: a training config file (TOML), or None for the built-in tiny config (seconds;
-            the command line's default is the quick config, ``training/quick.toml``).
+        config: a training config file (TOML), a built-in recipe by name (``"abapa"``, ``"wari"``,
+            ... every ``training/NAME.toml``, for installs without the folder), or None for the
+            built-in tiny config (seconds; the command line's default is the quick config,
+            ``training/quick.toml``).
         out: the run's folder (default ``runs/NAME``, NAME from the config).
         overrides: ``"section.key=value"`` settings applied to the config, as
             ``awale train --set``.

@@ -371,6 +371,29 @@ pub const TINY_TOML: &str = include_str!("../../training/tiny.toml");
 /// recipe cut to about 3 minutes on 2 cores, which ends beating greedy and alpha-beta depth 2.
 pub const QUICK_TOML: &str = include_str!("../../training/quick.toml");
 
+/// The configs built into the binary, by name: every `training/NAME.toml` of the repository
+/// (`--config NAME`, [`TrainConfig::builtin`]). `tests/az.rs` checks that the table holds every
+/// file of `training/` and that each parses.
+pub const BUILTIN_CONFIGS: &[(&str, &str)] = &[
+    ("quick", QUICK_TOML),
+    ("tiny", TINY_TOML),
+    ("abapa", include_str!("../../training/abapa.toml")),
+    (
+        "abapa-16core",
+        include_str!("../../training/abapa-16core.toml"),
+    ),
+    ("abapa-gpu", include_str!("../../training/abapa-gpu.toml")),
+    (
+        "abapa-raised",
+        include_str!("../../training/abapa-raised.toml"),
+    ),
+    ("awale", include_str!("../../training/awale.toml")),
+    ("wari", include_str!("../../training/wari.toml")),
+    ("oware3", include_str!("../../training/oware3.toml")),
+    ("oware4", include_str!("../../training/oware4.toml")),
+    ("oware6", include_str!("../../training/oware6.toml")),
+];
+
 /// Most hidden layers a network may have.
 pub const MAX_HIDDEN_LAYERS: usize = 16;
 /// Most weights between hidden layers (64 Mi: 256 MiB of f32), so that a config, or a
@@ -405,21 +428,57 @@ impl TrainConfig {
         TrainConfig::from_toml_str(TINY_TOML).expect("training/tiny.toml is valid")
     }
 
-    /// A config built into the binary by name: `quick` (training/quick.toml) or `tiny`
-    /// (training/tiny.toml), so that an installed `awale` (the wheel has no `training/` folder)
-    /// runs them.
+    /// A config built into the binary by name (see [`BUILTIN_CONFIGS`]: `quick`, `tiny`,
+    /// `abapa`, ...), so that an installed `awale` (the wheel has no `training/` folder) runs
+    /// every recipe.
     ///
     /// ```
     /// use awale::az::TrainConfig;
     /// assert_eq!(TrainConfig::builtin("tiny").unwrap().name, "tiny");
+    /// assert_eq!(TrainConfig::builtin("abapa").unwrap().rules, "abapa");
     /// assert!(TrainConfig::builtin("training/tiny.toml").is_none());
     /// ```
     pub fn builtin(name: &str) -> Option<TrainConfig> {
-        match name {
-            "quick" => Some(TrainConfig::quick()),
-            "tiny" => Some(TrainConfig::tiny()),
-            _ => None,
+        BUILTIN_CONFIGS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, text)| {
+                TrainConfig::from_toml_str(text)
+                    .unwrap_or_else(|e| panic!("training/{n}.toml is valid: {e}"))
+            })
+    }
+
+    /// The names of the built-in configs, in [`BUILTIN_CONFIGS`]' order.
+    pub fn builtin_names() -> Vec<&'static str> {
+        BUILTIN_CONFIGS.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// `--config`'s argument: a TOML file when `spec` names one, else a built-in config of that
+    /// name; neither is an error that lists the built-in names and says a path is accepted.
+    ///
+    /// ```
+    /// use awale::az::TrainConfig;
+    /// assert_eq!(TrainConfig::load("quick").unwrap().name, "quick");
+    /// let e = TrainConfig::load("abapx").unwrap_err().to_string();
+    /// assert!(e.contains("abapa") && e.contains("a path"), "{e}");
+    /// ```
+    pub fn load(spec: impl AsRef<std::path::Path>) -> TrainResult<TrainConfig> {
+        let spec = spec.as_ref();
+        if spec.is_file() {
+            return TrainConfig::from_file(spec);
         }
+        if let Some(cfg) = spec.to_str().and_then(TrainConfig::builtin) {
+            return Ok(cfg);
+        }
+        if spec.exists() {
+            return TrainConfig::from_file(spec); // a folder: the reading error names it
+        }
+        Err(TrainError::Config(format!(
+            "no config file {} and no built-in config of that name: the built-in configs are {} \
+             (--config NAME); a path to a TOML file is also accepted",
+            spec.display(),
+            TrainConfig::builtin_names().join(", ")
+        )))
     }
 
     /// The default folder of a run of this configuration: `runs/NAME`.

@@ -18,13 +18,15 @@ plays generation i of the next run). Each pairing plays GAMES games, every openi
 seats. The games run on every core and go to OUT/games.jsonl as they end: the same command
 resumes a killed ladder, with the same result as one run whole.
 
-Writes OUT/ladder.csv and ladder.json (run, iteration, self-play games and positions, gradient
+OUT is --out, by default RUN/ladder for one run (beside its generations) and ./ladder for
+several. Writes OUT/ladder.csv and ladder.json (run, iteration, self-play games and positions, gradient
 steps, wall time, Elo, interval), OUT/ladder.svg (Elo against iteration, wall time and
 self-play positions, one line per run, the anchors as dashed lines) and TensorBoard scalars in
 OUT/tb (tensorboard --logdir OUT/tb). From Python: awale.ladder(...), with backend=\"ray\".
 
 Examples:
-  awale ladder runs/abapa --anchors alphabeta:depth=2,alphabeta:depth=4,alphabeta:depth=6 --out runs/abapa-ladder
+  awale ladder runs/abapa --anchors alphabeta:depth=2,alphabeta:depth=4,alphabeta:depth=6
+  awale ladder runs/abapa --anchors greedy,alphabeta:depth=4 --out runs/abapa-ladder
   awale ladder runs/gumbel runs/puct --anchors greedy,alphabeta:depth=4 --games 20 --sims 64 --out runs/ladder2";
 
 /// Arguments of `awale ladder`.
@@ -37,9 +39,10 @@ pub struct Args {
     /// Anchor agents, as specs separated by commas (e.g. greedy,alphabeta:depth=4).
     #[arg(long, value_name = "SPECS")]
     pub anchors: Option<String>,
-    /// Output folder (games, results, table, picture); resumable.
+    /// Output folder (games, results, table, picture); resumable. Default: RUN/ladder for one
+    /// run, ./ladder for several.
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// Games per pairing (even).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub games: usize,
@@ -51,9 +54,19 @@ pub struct Args {
     pub play: super::game_args::GameArgs,
 }
 
+/// The folder of a ladder without --out: `RUN/ladder` beside one run's generations, `ladder`
+/// in the current folder for several runs.
+fn default_out(runs: &[PathBuf]) -> PathBuf {
+    match runs {
+        [run] => run.join("ladder"),
+        _ => PathBuf::from("ladder"),
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let mut cfg = LadderConfig::new(args.runs, args.out.clone());
+    let out = args.out.clone().unwrap_or_else(|| default_out(&args.runs));
+    let mut cfg = LadderConfig::new(args.runs, out.clone());
     if let Some(a) = &args.anchors {
         cfg.anchors = vec![a.clone()];
     }
@@ -77,7 +90,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         report.pairings,
         report.tournament.games_played,
         report.tournament.games_scheduled,
-        args.out.display()
+        out.display()
     );
     if !report.tournament.complete {
         println!("not finished: run the same command again to resume");

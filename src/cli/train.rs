@@ -20,10 +20,12 @@ OUT/checkpoint.ckpt exactly where it stopped (use --fresh to start over).
 
 Without --config the built-in quick config (training/quick.toml) runs: the abapa recipe cut to
 about 3 minutes on 2 cores, ending with a network that beats greedy and alpha-beta depth 2.
-Configs: training/abapa.toml (the full recipe), awale.toml, wari.toml, oware3/4/6.toml, quick.toml,
-tiny.toml (seconds, for CI) (see
-docs/training.md). Logs: OUT/tb (TensorBoard: `tensorboard --logdir OUT/tb`) and
-OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
+Every recipe of the repository's training/ folder is built in, by name (an installed awale has
+no training/ folder): abapa (the full recipe), abapa-16core, abapa-gpu, abapa-raised, awale,
+wari, oware3, oware4, oware6, quick, tiny (seconds, for CI); --config also takes a path to a
+TOML file, which wins over a built-in name (see docs/training.md); `--config NAME
+--print-config > my.toml` gives a recipe to edit. Logs: OUT/tb (TensorBoard: `tensorboard --logdir
+OUT/tb`) and OUT/metrics.jsonl. The trained network plays as an agent: nn:path=OUT/checkpoint.ckpt,sims=64.
 
 Endgame tables in self-play: with selfplay.tablebase = \"DIR\" a game that reaches a position
 of at most selfplay.tablebase_seeds seeds ends there with the tables' exact result; missing
@@ -38,21 +40,22 @@ gradient steps per iteration, network, search, iterations and schedule stay the 
 
 Examples:
   awale train
-  awale train --config training/abapa.toml --out runs/abapa
-  awale train --config training/abapa.toml --threads 2
-  awale train --config training/abapa.toml --machine cpu:16 --print-config
-  awale train --config training/abapa.toml --machine auto
-  awale train --config training/abapa.toml --set training.max_minutes=30 --set search.kind=puct
-  awale train --config training/abapa.toml --set selfplay.tablebase=tablebases --set selfplay.tablebase_seeds=16
+  awale train --config abapa --out runs/abapa
+  awale train --config abapa --threads 2
+  awale train --config abapa --machine cpu:16 --print-config
+  awale train --config abapa --machine auto
+  awale train --config abapa --set training.max_minutes=30 --set search.kind=puct
+  awale train --config abapa --set selfplay.tablebase=tablebases --set selfplay.tablebase_seeds=16
+  awale train --config my-recipe.toml --out runs/mine
   awale tournament --agents nn:path=runs/abapa/checkpoint.ckpt,sims=128,alphabeta:depth=6";
 
 /// Arguments of `awale train`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The training config (TOML), or a built-in one by name: `quick` (the default,
-    /// training/quick.toml) or `tiny` (training/tiny.toml, seconds)
-    #[arg(long, value_name = "FILE|quick|tiny")]
+    /// The training config: a TOML file, or a built-in recipe by name (every
+    /// training/NAME.toml: abapa, wari, oware3, ..., quick (the default), tiny; listed below)
+    #[arg(long, value_name = "FILE|NAME")]
     pub config: Option<PathBuf>,
     /// The run's folder (default: runs/NAME, NAME from the config).
     #[arg(long, value_name = "DIR")]
@@ -86,16 +89,8 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
-    let builtin = |p: &PathBuf| {
-        p.to_str()
-            .filter(|_| !p.exists())
-            .and_then(TrainConfig::builtin)
-    };
     let mut cfg = match &args.config {
-        Some(path) => match builtin(path) {
-            Some(cfg) => cfg,
-            None => TrainConfig::from_file(path)?,
-        },
+        Some(path) => TrainConfig::load(path)?,
         None => TrainConfig::quick(),
     };
     if let Some(m) = &args.machine {
@@ -190,14 +185,15 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     );
     if keeps_generations {
         println!(
-        "its generations:    awale ladder {} --anchors greedy,alphabeta:depth=2,alphabeta:depth=4 --out {}",
-        out.display(),
-        out.join("ladder").display()
-    );
+            "its generations:    awale ladder {} --anchors greedy,alphabeta:depth=2,alphabeta:depth=4  \
+             (into {})",
+            out.display(),
+            out.join("ladder").display()
+        );
     }
     if args.config.is_none() {
         println!(
-            "the full recipe:    awale train --config training/abapa.toml --out runs/abapa  \
+            "the full recipe:    awale train --config abapa --out runs/abapa  \
              (about 20 minutes on 2 cores; see docs/training.md)"
         );
     }

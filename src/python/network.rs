@@ -100,6 +100,47 @@ fn states_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<(crate::Rules, crate::Sta
     Ok((out, false))
 }
 
+/// Why a network file could not be loaded, naming the file: a missing file is a
+/// `FileNotFoundError` (errno, message and `.filename` set), another read error an `OSError`, a
+/// file that is no network (bad magic bytes, a cut-off or corrupt checkpoint) a `TrainingError`,
+/// a bad config inside it a `ConfigError`.
+#[cfg(feature = "train")]
+fn load_error(path: &std::path::Path, e: crate::az::TrainError) -> PyErr {
+    use crate::az::TrainError;
+    let name = path.display().to_string();
+    match e {
+        TrainError::Io { .. } if !path.exists() => {
+            pyo3::exceptions::PyFileNotFoundError::new_err((
+                2, // ENOENT
+                "no such network file (awale.Network reads a checkpoint, a generation or a \
+                 safetensors file)",
+                name,
+            ))
+        }
+        e @ (TrainError::Io { .. } | TrainError::Game(_)) => super::trainer::train_error(e),
+        TrainError::Config(m) => with_path(
+            super::trainer::train_error(TrainError::Config(format!("{name}: {m}"))),
+            name,
+        ),
+        other => {
+            let message = format!(
+                "{name}: {other} (awale.Network reads a checkpoint, a generation or a \
+                 safetensors network)"
+            );
+            with_path(super::exceptions::TrainingError::new_err(message), name)
+        }
+    }
+}
+
+/// `err` with its `.path` (an `AwaleError`'s file attribute) set.
+#[cfg(feature = "train")]
+fn with_path(err: PyErr, path: String) -> PyErr {
+    Python::attach(|py| {
+        let _ = err.value(py).setattr("path", path);
+    });
+    err
+}
+
 #[cfg(feature = "train")]
 impl PyNetwork {
     /// The network (shared).
@@ -118,7 +159,7 @@ impl PyNetwork {
         let p = path.clone();
         let core = py
             .detach(move || crate::train::NetCore::load(&p))
-            .map_err(super::trainer::train_error)?;
+            .map_err(|e| load_error(&path, e))?;
         Ok(PyNetwork {
             core: std::sync::Arc::new(core),
             path,

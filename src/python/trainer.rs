@@ -3,7 +3,7 @@
 //! burn-free helpers `train_config`, `checkpoint_info` and `worker_shards`.
 //!
 //! `train` and `SelfPlayWorker` need the extension built with the cargo feature `train`
-//! (`HAS_TRAINER`); the default wheel leaves burn out and they raise `NotImplementedError` with
+//! (`HAS_TRAINER`; the wheel has it); a build without it raises `NotImplementedError` with
 //! the command that builds one. Types are converted here; what they do is in
 //! `awale::train::training::run_with`, `awale::train::worker` and `awale::az::remote`.
 
@@ -60,13 +60,21 @@ fn config_arg(config: &str) -> PyResult<TrainConfig> {
     Ok(cfg)
 }
 
-/// The effective training config as TOML text: `path` (a file, default the built-in tiny
-/// config) with `overrides` (`"section.key=value"`, as `awale train --set`) applied, checked.
+/// The effective training config as TOML text: `path` (a file or a built-in recipe's name,
+/// default the built-in tiny config) with `overrides` (`"section.key=value"`, as `awale train --set`) applied, checked.
 #[pyfunction]
 #[pyo3(signature = (path = None, overrides = Vec::new()))]
 pub(crate) fn train_config(path: Option<PathBuf>, overrides: Vec<String>) -> PyResult<String> {
     let mut cfg = match path {
-        Some(p) => TrainConfig::from_file(&p).map_err(train_error)?,
+        // A built-in recipe by name (`"abapa"`) when no such file exists, as `awale train --config`.
+        Some(p) => match p
+            .to_str()
+            .filter(|_| !p.exists())
+            .and_then(TrainConfig::builtin)
+        {
+            Some(cfg) => cfg,
+            None => TrainConfig::from_file(&p).map_err(train_error)?,
+        },
         None => TrainConfig::tiny(),
     };
     for o in &overrides {

@@ -432,10 +432,49 @@ fn write_files(report: &LadderReport, out: &Path) -> TrainResult<()> {
     Ok(())
 }
 
+/// The right margin of each panel of `ladder.svg`, in pixels, where the anchors' names go.
+const ANCHOR_MARGIN: u32 = 120;
+
+/// A tick of `ladder.svg`'s axes: an integer where the value is one (`1,000`, not `1000.0`),
+/// thousands grouped below 10,000, then `400k`, `1.5M`; a fraction to 3 significant digits.
+fn tick_label(v: f64) -> String {
+    let trim = |x: f64| {
+        let s = format!("{x:.1}");
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim(v / 1e3))
+    } else if (v - v.round()).abs() > 1e-6 * a.max(1.0) {
+        // A fraction (the wall time of a short run): 3 significant digits, 0.25, 2.5.
+        let decimals = (2 - a.log10().floor() as i32).clamp(0, 9) as usize;
+        let s = format!("{v:.decimals$}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        let n = v.round() as i64;
+        let digits = n.unsigned_abs().to_string();
+        let mut grouped = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        if n < 0 {
+            format!("-{grouped}")
+        } else {
+            grouped
+        }
+    }
+}
+
 /// Elo against iteration, wall time and self-play positions, one line per run, the anchors as
-/// dashed horizontal lines (an SVG by `plotters`).
+/// dashed horizontal lines named in the right margin (an SVG by `plotters`).
 fn draw(entries: &[LadderEntry], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
     let rated: Vec<&LadderEntry> = entries.iter().filter(|e| e.elo.is_some()).collect();
     if rated.is_empty() {
         return Ok(());
@@ -471,9 +510,11 @@ fn draw(entries: &[LadderEntry], path: &Path) -> Result<(), Box<dyn std::error::
             .filter(|e| e.iteration.is_some())
             .map(|e| x_of(e))
             .fold(1.0f64, f64::max);
+        // The anchors' names go in the right margin, clear of the curves.
         let mut chart = ChartBuilder::on(panel)
             .caption(format!("Elo against {label}"), ("sans-serif", 18))
             .margin(12)
+            .margin_right(ANCHOR_MARGIN)
             .x_label_area_size(36)
             .y_label_area_size(48)
             .build_cartesian_2d(0.0..xmax * 1.02, lo..hi)?;
@@ -482,6 +523,8 @@ fn draw(entries: &[LadderEntry], path: &Path) -> Result<(), Box<dyn std::error::
             .x_desc(label)
             .y_desc("Elo")
             .x_labels(6)
+            .x_label_formatter(&|v| tick_label(*v))
+            .y_label_formatter(&|v| tick_label(*v))
             .draw()?;
         for e in rated.iter().filter(|e| e.iteration.is_none()) {
             let y = e.elo.unwrap_or(0.0);
@@ -491,11 +534,15 @@ fn draw(entries: &[LadderEntry], path: &Path) -> Result<(), Box<dyn std::error::
                 4,
                 BLACK.mix(0.35).stroke_width(1),
             ))?;
-            chart.draw_series(std::iter::once(Text::new(
+            let (px, py) = chart.backend_coord(&(xmax * 1.02, y));
+            root.draw(&Text::new(
                 e.name.clone(),
-                (xmax * 0.01, y),
-                ("sans-serif", 12).into_font().color(&BLACK.mix(0.6)),
-            )))?;
+                (px + 4, py),
+                ("sans-serif", 12)
+                    .into_font()
+                    .color(&BLACK.mix(0.6))
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
         }
         for (i, run) in runs.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
@@ -519,4 +566,23 @@ fn draw(entries: &[LadderEntry], path: &Path) -> Result<(), Box<dyn std::error::
     }
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_label;
+
+    #[test]
+    fn ticks_are_integers_with_readable_thousands() {
+        let got: Vec<String> = [
+            0.0, 5.0, -200.0, 1000.0, 2500.0, 40000.0, 400000.0, 1500000.0, 2.5, 0.02, 0.125,
+        ]
+        .iter()
+        .map(|v| tick_label(*v))
+        .collect();
+        assert_eq!(
+            got,
+            ["0", "5", "-200", "1,000", "2,500", "40k", "400k", "1.5M", "2.5", "0.02", "0.125"]
+        );
+    }
 }

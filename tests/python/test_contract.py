@@ -68,6 +68,36 @@ def test_single_env_reports_the_action_without_a_board():
     assert str(e) == "action 0 is not legal: the house is empty"
 
 
+@pytest.mark.parametrize("action", [7, -1, np.int64(6), np.array([9])])
+def test_an_action_out_of_range_is_an_illegal_action_error_in_every_flavour(action):
+    """AwaleEnv, the vector env and PettingZoo all raise awale.IllegalActionError (a
+    ValueError) for a house that does not exist (docs/observations.md, "Actions")."""
+    value = int(np.asarray(action).reshape(()))
+    env = AwaleEnv("abapa", opponent="self")
+    env.reset(seed=0)
+    with pytest.raises(awale.IllegalActionError) as info:
+        env.step(action)
+    e = info.value
+    assert isinstance(e, ValueError) and e.board is None
+    assert (e.action, e.reason) == (value, "is out of range 0..5"), vars(e)
+    assert "out of range" in str(e)
+    env.step(0)  # the env goes on after the refused action
+
+    venv = AwaleVectorEnv(2, opponent="self")
+    venv.reset(seed=0)
+    with pytest.raises(awale.IllegalActionError) as info:
+        venv.step(np.array([0, value]))
+    assert (info.value.board, info.value.action) == (1, value)
+
+    from awale.pettingzoo import raw_env
+
+    pz = raw_env(rules="abapa")
+    pz.reset(seed=0)
+    with pytest.raises(awale.IllegalActionError) as info:
+        pz.step(action)
+    assert info.value.action == value and info.value.board is None
+
+
 def test_game_errors_are_typed():
     g = Game("abapa")
     g.apply(0)

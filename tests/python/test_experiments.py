@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -144,12 +145,45 @@ def test_generations_play_and_the_ladder_rates_them_resumably(ray, tmp_path):
     assert (tmp_path / "ladder.png").stat().st_size > 1000
     for f in ["ladder.csv", "ladder.json", "ladder.svg", "games.jsonl"]:
         assert (tmp_path / "whole" / f).exists()
+    # The SVG's ticks are integers (no "1000.0"), and the anchors are named right of the plot.
+    svg = (tmp_path / "whole" / "ladder.svg").read_text()
+    texts = [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    assert "greedy" in texts and not [t for t in texts if re.fullmatch(r"-?[\d,]+\.0", t)], texts
+    # Each panel (500 pixels wide) names an anchor right of its last point.
+    labels = [float(x) for x in re.findall(r'<text[^>]* x="([\d.]+)"[^>]*>\s*greedy\s*<', svg)]
+    points = [float(x) for x in re.findall(r'<circle[^>]* cx="([\d.]+)"', svg)]
+    assert len(labels) == 3 and points
+    for x in labels:
+        assert all(p < x for p in points if p // 500 == x // 500), (x, points)
     part = awale.ladder(run, out=tmp_path / "parts", limit=4, **kw)
     while not part.complete:
         part = awale.ladder(run, out=tmp_path / "parts", limit=4, **kw)
     assert part.entries == whole.entries
     on_ray = awale.ladder(run, out=tmp_path / "ray", backend="ray", workers=2, **kw)
     assert on_ray.complete and on_ray.entries == whole.entries
+
+
+def test_the_ladder_plot_without_matplotlib_fails_at_once_naming_it(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    # Before anything else (here a folder without generations): no games wasted.
+    with pytest.raises(ImportError, match=r"pip install matplotlib.*awale\[notebooks\]") as info:
+        awale.ladder(tmp_path / "nothing", out=tmp_path / "out", plot=tmp_path / "l.png")
+    assert info.value.name == "matplotlib"
+    result = awale.LadderResult({"entries": [], "pairings": 0, "games": 0, "games_scheduled": 0,
+                                 "complete": True, "stopped": False, "table": ""}, str(tmp_path))
+    with pytest.raises(ImportError, match="pip install matplotlib"):
+        result.plot(tmp_path / "l.png")
+
+
+def test_ladder_ticks_are_integers_with_readable_thousands():
+    from awale.experiments import _tick_label
+
+    got = [_tick_label(v) for v in (0.0, 5.0, -200.0, 1000.0, 2500.0, 40000.0, 400000.0,
+                                    1500000.0, 2.5, 0.02, 0.125)]
+    assert got == ["0", "5", "-200", "1,000", "2,500", "40k", "400k", "1.5M", "2.5", "0.02",
+                   "0.125"]
 
 
 @needs_trainer

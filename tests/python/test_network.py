@@ -180,12 +180,20 @@ def test_bad_inputs_are_refused_with_the_reason(nets, tmp_path):
     # A network plays its own rules only.
     with pytest.raises(ValueError, match="wari"):
         net.encode(awale.State("wari"))
-    with pytest.raises(OSError):
-        awale.Network(tmp_path / "missing.ckpt")
+    # A missing file is a FileNotFoundError naming it; a file that is no network names it too.
+    missing = tmp_path / "missing.ckpt"
+    with pytest.raises(FileNotFoundError, match="missing.ckpt") as info:
+        awale.Network(missing)
+    assert info.value.filename == str(missing) and info.value.errno == 2
     junk = tmp_path / "junk.ckpt"
     junk.write_bytes(b"not a network at all")
-    with pytest.raises(awale.TrainingError):
+    with pytest.raises(awale.TrainingError, match=r"junk\.ckpt: not an awale checkpoint") as bad:
         awale.Network(junk)
+    assert bad.value.path == str(junk)
+    text = tmp_path / "notanet.txt"
+    text.write_text("hello\n")
+    with pytest.raises(ValueError, match=r"notanet\.txt: .*bad magic bytes"):
+        awale.Network(text)
 
 
 def test_a_network_of_other_rules_is_refused_where_it_would_play(nets):
@@ -215,6 +223,38 @@ def test_safetensors_export_loads_back_and_plays(nets, tmp_path):
     (tmp_path / "cut.safetensors").write_bytes(data[: len(data) // 2])
     with pytest.raises(awale.TrainingError, match="not an awale network"):
         awale.Network(tmp_path / "cut.safetensors")
+
+
+def test_awale_torch_save_writes_the_mode_of_awale_network_export(nets, tmp_path):
+    """Both honour the umask as any new file does (0644 under umask 022); safetensors' own
+    save_file would write 0600."""
+    pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
+    import subprocess
+    import sys
+
+    import awale.torch as at
+
+    old = os.umask(0o022)
+    try:
+        exported = tmp_path / "exported.safetensors"
+        subprocess.run(
+            [sys.executable, "-m", "awale", "network", "export", str(nets["onehot"]),
+             "--out", str(exported)],
+            check=True, capture_output=True,
+        )
+        saved = tmp_path / "saved.safetensors"
+        at.save(at.network(exported), saved)
+        modes = {p.name: p.stat().st_mode & 0o777 for p in (exported, saved)}
+        assert modes == {"exported.safetensors": 0o644, "saved.safetensors": 0o644}, modes
+        os.umask(0o077)
+        private = tmp_path / "private.safetensors"
+        at.save(at.network(exported), private)
+        assert private.stat().st_mode & 0o777 == 0o600
+        assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
+    finally:
+        os.umask(old)
+    assert awale.Network(saved).hidden == awale.Network(exported).hidden
 
 
 def test_pytorch_builds_the_same_network(nets, tmp_path):

@@ -1,6 +1,7 @@
-"""Every ```python block of python/README.md runs as written (in a temporary folder), so the
-newcomer's walk through Gymnasium, PettingZoo, SB3, TorchRL, PyTorch and the endgame tables
-stays true. A block whose package is missing is skipped, or fails under ``CI=true``."""
+"""Every ```python block of the docs a newcomer reads (python/README.md, docs/observations.md)
+runs as written (in a temporary folder), so the walk through Gymnasium, PettingZoo, SB3, TorchRL,
+PyTorch and the endgame tables, and the observation page's claims, stay true. A block whose
+package is missing is skipped, or fails under ``CI=true``."""
 
 from __future__ import annotations
 
@@ -11,8 +12,19 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "python" / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+ROOT = Path(__file__).resolve().parents[2]
+#: The pages whose Python blocks run, relative to the repository's root.
+DOCS = ["python/README.md", "docs/observations.md"]
+
+
+def _blocks(doc: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S)
+
+
+README = ROOT / "python" / "README.md"
+BLOCKS = _blocks("python/README.md")
+#: (page, index in the page, code) of every block of every page of DOCS.
+ALL_BLOCKS = [(doc, i, code) for doc in DOCS for i, code in enumerate(_blocks(doc))]
 CI = os.environ.get("CI", "").lower() == "true"
 #: Blocks that need RLlib (its own venv) start with this comment; tests/python/test_rllib.py runs them.
 RLLIB_MARK = "# needs ray[rllib]"
@@ -34,9 +46,15 @@ def test_the_readme_has_the_walkthrough():
         assert needle in text, needle
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_block_runs(index, tmp_path, monkeypatch):
-    code = BLOCKS[index]
+def test_every_doc_has_python_blocks():
+    for doc in DOCS:
+        assert _blocks(doc), f"{doc} has no ```python block"
+
+
+@pytest.mark.parametrize(
+    "doc,index,code", ALL_BLOCKS, ids=[f"{doc}-{i}" for doc, i, _ in ALL_BLOCKS]
+)
+def test_doc_block_runs(doc, index, code, tmp_path, monkeypatch):
     if code.startswith(RLLIB_MARK):
         pytest.skip("an RLlib block: tests/python/test_rllib.py runs it in the RLlib venv")
     if code.startswith(TRAINER_MARK):
@@ -44,7 +62,7 @@ def test_readme_block_runs(index, tmp_path, monkeypatch):
     missing = _needs(code)
     if missing:
         if CI:
-            pytest.fail(f"block {index} needs {missing} (CI installs them)")
+            pytest.fail(f"{doc} block {index} needs {missing} (CI installs them)")
         pytest.skip(f"needs {missing}")
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, f"python/README.md block {index}", "exec"), {"__name__": "__readme__"})
+    exec(compile(code, f"{doc} block {index}", "exec"), {"__name__": "__readme__"})

@@ -27,6 +27,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
+import awale  # noqa: E402
 from awale.rllib import AwaleMultiAgentEnv, register  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,8 +62,11 @@ def test_bad_actions_and_config_are_refused():
     obs, _ = env.reset(seed=1)
     ((agent, o),) = obs.items()
     illegal = [h for h in range(6) if o["action_mask"][h] == 0] or [6]
-    with pytest.raises(ValueError, match="not a legal move"):
+    with pytest.raises(awale.IllegalActionError, match="not a legal move"):  # a ValueError
         env.step({agent: illegal[0]} if illegal[0] < 6 else {agent: 9})
+    with pytest.raises(awale.IllegalActionError) as info:
+        env.step({agent: 9})
+    assert (info.value.action, info.value.reason) == (9, "is out of range 0..5")
     other = "player_1" if agent == "player_0" else "player_0"
     with pytest.raises(ValueError, match="turn"):
         env.step({other: 0})

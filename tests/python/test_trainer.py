@@ -68,6 +68,10 @@ def test_train_config_applies_overrides_and_refuses_bad_ones(tmp_path):
         train_config(None, ["training.iterations"])
     with pytest.raises(OSError, match="missing.toml"):
         train_config(str(tmp_path / "missing.toml"))
+    # A built-in recipe by name, as `awale train --config abapa` (the wheel has no training/).
+    recipe = Path(__file__).resolve().parents[2] / "training" / "abapa.toml"
+    assert train_config("abapa") == train_config(str(recipe))
+    assert 'name = "abapa"' in train_config("abapa", ["training.iterations=3"])
     # Where a run goes by default, as `awale train`: runs/NAME.
     assert Path(_core.default_run_folder(text)) == Path("runs") / "tiny"
     assert Path(_core.default_run_folder(train_config(None, ["name=other"]))) == Path("runs/other")
