@@ -32,11 +32,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from awale import _core
+
+if TYPE_CHECKING:
+    from awale._core import _GameRun
 
 __all__ = ["tournament", "TournamentResult", "AgentCallable", "AgentArg"]
 
@@ -93,7 +96,7 @@ def _shard_arg(shard: Any) -> Optional[Tuple[int, int]]:
     return (int(shard[0]), int(shard[1]))
 
 
-def _game_run(run: Dict[str, Any], limit: Any = None, shard: Any = None) -> Dict[str, Any]:
+def _game_run(run: Dict[str, Any], limit: Any = None, shard: Any = None) -> "_GameRun":
     """The game run of :func:`tournament`, :func:`awale.match` and :func:`awale.ladder` as
     ``_core`` takes it (``run=``): ``run`` holds their keywords ``games``, ``openings``,
     ``seed``, ``threads`` and ``max_plies`` (the ones a Ray run forwards too), with ``limit``
