@@ -24,9 +24,9 @@
 //! let a = Entrant::from_spec_text("greedy", &rules).unwrap();
 //! let b = Entrant::from_spec_text("random", &rules).unwrap();
 //! let mut cfg = MatchConfig::new(rules);
-//! cfg.games = 400;
+//! cfg.run.games = 400;
 //! cfg.sprt = Some(SprtConfig::new(0.0, 100.0));
-//! cfg.max_plies = 200;
+//! cfg.run.max_plies = 200;
 //! let report = run_match(&cfg, &a, &b).unwrap();
 //! // greedy is far stronger than random: the test accepts H1 long before 400 games.
 //! assert_eq!(report.verdict, "H1 accepted");
@@ -42,7 +42,8 @@ use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::sprt::{elo_estimate, Decision, EloEstimate, Pentanomial, Sprt, SprtConfig};
 use crate::tournament::{
-    run_observed, Entrant, GameResult, Progress, TournamentConfig, TournamentObserver,
+    run_observed, Entrant, GameResult, GameRunConfig, Progress, TournamentConfig,
+    TournamentObserver,
 };
 
 /// Settings of a match.
@@ -50,56 +51,34 @@ use crate::tournament::{
 pub struct MatchConfig {
     /// The rules (two players).
     pub rules: Rules,
-    /// Games at most (an even number: two per opening). With an SPRT, a match that reaches it
-    /// undecided is inconclusive; without, every game is played.
-    pub games: usize,
+    /// How the games are played. `run.games` is the number of games at most (an even number:
+    /// two per opening): with an SPRT, a match that reaches it undecided is inconclusive;
+    /// without, every game is played.
+    pub run: GameRunConfig,
     /// The sequential test; none plays a fixed number of games.
     pub sprt: Option<SprtConfig>,
-    /// Random plies of each opening.
-    pub openings: u32,
-    /// Cut games off after this many plies, adjudicated by the stores (0 = the rules' limit).
-    pub max_plies: u32,
-    /// The match seed.
-    pub seed: u64,
-    /// Worker threads (0 = one per core).
-    pub threads: usize,
     /// Folder for the games (resumable) and the result files.
     pub out: Option<PathBuf>,
-    /// Play at most this many new games in this run.
-    pub game_limit: Option<usize>,
-    /// `(k, n)`: play only the games whose index is `k` modulo `n`.
-    pub shard: Option<(usize, usize)>,
 }
 
 impl MatchConfig {
-    /// Defaults: 1,000 games at most, no SPRT, 4-ply openings, the rules' ply limit, seed 0,
-    /// every core, no folder.
+    /// Defaults: 1,000 games at most, no SPRT, the game run's other defaults
+    /// ([`GameRunConfig::new`]: 4-ply openings, the rules' ply limit, seed 0, every core), no
+    /// folder.
     pub fn new(rules: Rules) -> MatchConfig {
         MatchConfig {
             rules,
-            games: 1000,
+            run: GameRunConfig::new(1000),
             sprt: None,
-            openings: 4,
-            max_plies: 0,
-            seed: 0,
-            threads: 0,
             out: None,
-            game_limit: None,
-            shard: None,
         }
     }
 
     /// The tournament that plays the games.
     fn tournament(&self) -> TournamentConfig {
         let mut t = TournamentConfig::new(self.rules);
-        t.games = self.games;
-        t.openings = self.openings;
-        t.max_plies = self.max_plies;
-        t.seed = self.seed;
-        t.threads = self.threads;
+        t.run = self.run.clone();
         t.out = self.out.clone();
-        t.game_limit = self.game_limit;
-        t.shard = self.shard;
         t
     }
 
@@ -119,12 +98,8 @@ impl MatchConfig {
                 self.rules.players
             ));
         }
-        if self.games < 2 || !self.games.is_multiple_of(2) {
-            return bad(format!(
-                "games must be an even number of at least 2 (each opening is played from both \
-                 seats), got {}",
-                self.games
-            ));
+        if let Err(e) = self.run.validate_paired() {
+            return bad(e.to_string());
         }
         if let Some(s) = &self.sprt {
             s.validate()?;
@@ -362,13 +337,13 @@ pub fn run_match_observed(
 ) -> Result<MatchReport> {
     cfg.validate()?;
     let watch = Watch {
-        tally: Mutex::new(Tally::new(a.name(), cfg.games, cfg.sprt)),
+        tally: Mutex::new(Tally::new(a.name(), cfg.run.games, cfg.sprt)),
         outer: observer,
         status,
     };
     let t = run_observed(&cfg.tournament(), &[a.clone(), b.clone()], &watch)?;
     // The report is recomputed from the games in index order: the same whatever finished when.
-    let mut tally = Tally::new(a.name(), cfg.games, cfg.sprt);
+    let mut tally = Tally::new(a.name(), cfg.run.games, cfg.sprt);
     let mut games = t.games;
     games.sort_by_key(|g| g.index);
     for g in &games {
@@ -385,7 +360,7 @@ pub fn run_match_observed(
             _ => draws += 1,
         }
     }
-    let all_pairs = (cfg.games / 2) as u64;
+    let all_pairs = (cfg.run.games / 2) as u64;
     let verdict = match (tally.decision, &cfg.sprt) {
         (Some(d), _) => d.text().to_string(),
         (None, Some(_)) if tally.pairs == all_pairs => "inconclusive".into(),
@@ -509,12 +484,12 @@ mod tests {
         let a = Entrant::from_spec_text("alphabeta:depth=2", &rules).unwrap();
         let b = Entrant::from_spec_text("greedy", &rules).unwrap();
         let mut cfg = MatchConfig::new(rules);
-        cfg.games = 200;
-        cfg.max_plies = 120;
+        cfg.run.games = 200;
+        cfg.run.max_plies = 120;
         cfg.sprt = Some(SprtConfig::new(0.0, 150.0));
-        cfg.threads = 1;
+        cfg.run.threads = 1;
         let one = run_match(&cfg, &a, &b).unwrap();
-        cfg.threads = 2;
+        cfg.run.threads = 2;
         let two = run_match(&cfg, &a, &b).unwrap();
         // Two threads may finish games past the decision: they are not counted.
         let key = |r: &MatchReport| {
@@ -536,7 +511,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("awale-match-resume-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         cfg.out = Some(dir.clone());
-        cfg.game_limit = Some(5);
+        cfg.run.game_limit = Some(5);
         let mut runs = 0;
         let resumed = loop {
             let r = run_match(&cfg, &a, &b).unwrap();
@@ -557,12 +532,12 @@ mod tests {
         let a = Entrant::from_spec_text("greedy", &rules).unwrap();
         let b = Entrant::from_spec_text("random", &rules).unwrap();
         let mut cfg = MatchConfig::new(rules);
-        cfg.games = 9;
+        cfg.run.games = 9;
         assert!(run_match(&cfg, &a, &b)
             .unwrap_err()
             .to_string()
             .contains("even"));
-        cfg.games = 10;
+        cfg.run.games = 10;
         cfg.sprt = Some(SprtConfig::new(3.0, 1.0));
         assert!(run_match(&cfg, &a, &b)
             .unwrap_err()

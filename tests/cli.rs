@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use awale::notation::{parse_position, GameRecord};
+use awale::tournament::GameRunError;
 
 /// Runs the binary with `args`, feeding `input` on stdin (closed afterwards).
 fn awale(args: &[&str], input: &str) -> Output {
@@ -890,4 +891,29 @@ fn match_prints_the_elo_interval_as_its_two_ends() {
         "{line}: {nums:?}"
     );
     assert!(nums[2] <= nums[0] && nums[0] <= nums[3], "{line}");
+/// The shared game flags fill the library's one game run: its checks, and their messages, are
+/// the command's.
+#[test]
+fn the_game_flags_are_checked_by_the_library_game_run() {
+    let odd = GameRunError::OddGames(7).to_string();
+    assert_fails(
+        &awale(&["match", "greedy", "random", "--games", "7"], ""),
+        &odd,
+    );
+    assert_fails(
+        &awale(
+            &["tournament", "--agents", "random,greedy", "--games", "0"],
+            "",
+        ),
+        &GameRunError::NoGames.to_string(),
+    );
+    if cfg!(feature = "train") {
+        let out = std::env::temp_dir().join(format!("awale-cli-odd-{}", std::process::id()));
+        let out = out.to_string_lossy().into_owned();
+        assert_fails(
+            &awale(&["ladder", "nothing", "--out", &out, "--games", "7"], ""),
+            &odd,
+        );
+        let _ = std::fs::remove_dir_all(&out);
+    }
 }

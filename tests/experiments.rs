@@ -107,9 +107,9 @@ fn the_ladder_rates_two_runs_and_anchors_and_resumes_to_the_same_result() {
     let registry = awale::train::registry();
     let mut cfg = LadderConfig::new(vec![a.clone(), b.clone()], root.join("whole"));
     cfg.anchors = vec!["random,greedy".into()];
-    cfg.games = 2;
+    cfg.run.games = 2;
     cfg.sims = 4;
-    cfg.max_plies = 80;
+    cfg.run.max_plies = 80;
     let whole = run_ladder(&cfg, &registry, &()).unwrap();
     // 4 generations a run: 5 neighbour pairings each, 8 x 2 against the anchors, 1 between them.
     assert_eq!(whole.pairings, 2 * 5 + 16 + 1);
@@ -127,7 +127,7 @@ fn the_ladder_rates_two_runs_and_anchors_and_resumes_to_the_same_result() {
 
     // The same ladder played 7 games at a time (a kill and a resume each time).
     cfg.out = root.join("resumed");
-    cfg.game_limit = Some(7);
+    cfg.run.game_limit = Some(7);
     let mut runs = 0;
     let resumed = loop {
         let r = run_ladder(&cfg, &registry, &()).unwrap();
@@ -160,7 +160,7 @@ fn ladder_errors_say_what_is_wrong() {
     let e = err(vec![a.clone()], "nosuchagent");
     assert!(e.contains("nosuchagent"), "{e}");
     let mut cfg = LadderConfig::new(vec![a.clone()], root.join("odd"));
-    cfg.games = 3;
+    cfg.run.games = 3;
     let e = run_ladder(&cfg, &registry, &()).unwrap_err().to_string();
     assert!(e.contains("even"), "{e}");
     // A generation of other rules is refused as an agent of these rules.
@@ -185,8 +185,8 @@ fn an_sprt_match_between_generations_decides() {
     let a = Entrant::from_spec(&registry, &last.parse().unwrap(), &rules).unwrap();
     let b = Entrant::from_spec_text("random", &rules).unwrap();
     let mut cfg = MatchConfig::new(rules);
-    cfg.games = 400;
-    cfg.max_plies = 120;
+    cfg.run.games = 400;
+    cfg.run.max_plies = 120;
     cfg.sprt = Some(SprtConfig::new(0.0, 200.0));
     let r = run_match(&cfg, &a, &b).unwrap();
     assert!(r.verdict.ends_with("accepted"), "{}", r.verdict);

@@ -7,9 +7,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use awale::agents::{derive_seed, Agent, Turn};
+use awale::matchplay::{run_match, MatchConfig};
 use awale::tournament::{
-    run, run_observed, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
-    TournamentReport,
+    run, run_observed, Entrant, Format, GameResult, GameRunConfig, GameRunError, Progress,
+    TournamentConfig, TournamentObserver, TournamentReport,
 };
 use awale::{AwaleError, Result, Rules};
 
@@ -29,10 +30,10 @@ fn entrants(specs: &[&str], rules: &Rules) -> Vec<Entrant> {
 
 fn config(rules: Rules, games: usize) -> TournamentConfig {
     let mut cfg = TournamentConfig::new(rules);
-    cfg.games = games;
-    cfg.openings = 2;
-    cfg.max_plies = 200;
-    cfg.seed = 42;
+    cfg.run.games = games;
+    cfg.run.openings = 2;
+    cfg.run.max_plies = 200;
+    cfg.run.seed = 42;
     cfg
 }
 
@@ -43,7 +44,7 @@ fn a_resumed_tournament_gives_the_same_results_as_one_run_through() {
     let (one, two) = (scratch("resume-one"), scratch("resume-two"));
 
     let mut cfg = config(rules, 6);
-    cfg.threads = 2;
+    cfg.run.threads = 2;
     cfg.out = Some(one.clone());
     let straight = run(&cfg, &players).unwrap();
     assert!(straight.complete);
@@ -51,9 +52,9 @@ fn a_resumed_tournament_gives_the_same_results_as_one_run_through() {
 
     // Interrupted after 7 games...
     let mut cfg = config(rules, 6);
-    cfg.threads = 1;
+    cfg.run.threads = 1;
     cfg.out = Some(two.clone());
-    cfg.game_limit = Some(7);
+    cfg.run.game_limit = Some(7);
     let partial = run(&cfg, &players).unwrap();
     assert!(!partial.complete);
     assert_eq!(partial.games_played, 7);
@@ -65,8 +66,8 @@ fn a_resumed_tournament_gives_the_same_results_as_one_run_through() {
     text.push_str("{\"index\":7,\"pairing\":1,\"ope");
     fs::write(&jsonl, text).unwrap();
     // Resumed: only the 11 missing games are played.
-    cfg.game_limit = None;
-    cfg.threads = 2;
+    cfg.run.game_limit = None;
+    cfg.run.threads = 2;
     let resumed = run(&cfg, &players).unwrap();
     assert!(resumed.complete);
     assert_eq!(fs::read_to_string(&jsonl).unwrap().lines().count(), 18);
@@ -85,7 +86,7 @@ fn a_resumed_tournament_gives_the_same_results_as_one_run_through() {
     assert_eq!(again.games, straight.games);
 
     // Other settings in the same folder are refused.
-    cfg.seed = 43;
+    cfg.run.seed = 43;
     let e = run(&cfg, &players).unwrap_err();
     assert!(
         matches!(e, AwaleError::Tournament(_)) && e.to_string().contains("seed"),
@@ -111,7 +112,7 @@ fn shards_joined_in_one_folder_give_the_whole_tournament() {
         let dir = scratch(&format!("shard-{k}"));
         let mut c = config(rules, 6);
         c.out = Some(dir.clone());
-        c.shard = Some((k, 3));
+        c.run.shard = Some((k, 3));
         let part = run(&c, &players).unwrap();
         assert_eq!(part.games_played, 6, "shard {k}");
         assert!(part.games.iter().all(|g| g.index % 3 == k));
@@ -134,7 +135,7 @@ fn shards_joined_in_one_folder_give_the_whole_tournament() {
         fs::read_to_string(joined.join("results.json")).unwrap()
     );
     let mut bad = config(rules, 6);
-    bad.shard = Some((3, 3));
+    bad.run.shard = Some((3, 3));
     assert!(run(&bad, &players)
         .unwrap_err()
         .to_string()
@@ -151,7 +152,7 @@ fn results_do_not_depend_on_the_number_of_threads() {
         .iter()
         .map(|&t| {
             let mut cfg = config(rules, 4);
-            cfg.threads = t;
+            cfg.run.threads = t;
             run(&cfg, &players).unwrap()
         })
         .collect();
@@ -209,7 +210,7 @@ fn alphabeta_beats_random_decisively() {
     let rules = Rules::abapa();
     let players = entrants(&["random", "alphabeta:depth=4"], &rules);
     let mut cfg = config(rules, 10);
-    cfg.openings = 4;
+    cfg.run.openings = 4;
     let r = run(&cfg, &players).unwrap();
     assert_eq!(r.matchups.wins[1][0], 10, "{}", r.table());
     let elo = r.elo.as_ref().unwrap();
@@ -241,8 +242,8 @@ fn strength_ordering_with_non_overlapping_intervals() {
     // Openings of 16 random plies give the weaker agents some wins: perfect scores carry little
     // information, and the intervals would stay wide however many games were played.
     let mut cfg = config(rules, 200);
-    cfg.openings = 16;
-    cfg.max_plies = 300;
+    cfg.run.openings = 16;
+    cfg.run.max_plies = 300;
     let r = run(&cfg, &players).unwrap();
     println!("{}", r.table());
     let elo = r.elo.as_ref().unwrap();
@@ -265,7 +266,7 @@ fn three_player_games_rotate_every_entrant_through_every_seat() {
     let rules = Rules::oware(3).unwrap();
     let players = entrants(&["random", "greedy", "mcts:sims=20"], &rules);
     let mut cfg = config(rules, 6);
-    cfg.max_plies = 150;
+    cfg.run.max_plies = 150;
     let r = run(&cfg, &players).unwrap();
     assert_eq!(r.games_played, 6);
     for name in ["random", "greedy", "mcts:sims=20"] {
@@ -414,9 +415,9 @@ fn the_observer_sees_every_finished_game_once_in_counting_order() {
     let players = entrants(&["random", "greedy", "alphabeta:depth=1"], &rules);
     let dir = scratch("observer-counts");
     let mut cfg = config(rules, 4);
-    cfg.threads = 3;
+    cfg.run.threads = 3;
     cfg.out = Some(dir.clone());
-    cfg.game_limit = Some(5);
+    cfg.run.game_limit = Some(5);
     let rec = Recorder::default();
     let first = run_observed(&cfg, &players, &rec).unwrap();
     assert_eq!(first.games_played, 5);
@@ -431,7 +432,7 @@ fn the_observer_sees_every_finished_game_once_in_counting_order() {
     assert!(rec.polls.load(Ordering::Relaxed) > 0);
 
     // The rest, resumed: `started` counts the saved games, every new game comes once.
-    cfg.game_limit = None;
+    cfg.run.game_limit = None;
     let rec2 = Recorder::default();
     let full = run_observed(&cfg, &players, &rec2).unwrap();
     assert!(full.complete);
@@ -463,7 +464,7 @@ fn should_stop_stops_the_run_and_it_resumes_to_the_same_result() {
     for threads in [1, 2] {
         let dir = scratch(&format!("observer-stop-{threads}"));
         let mut cfg = config(rules, 6);
-        cfg.threads = threads;
+        cfg.run.threads = threads;
         cfg.out = Some(dir.clone());
         let rec = Recorder {
             stop_after: Some(4),
@@ -524,12 +525,59 @@ impl Agent for SlowInGameZero {
     }
 }
 
+/// One game run, checked in one place: a tournament and a match (and the CLI, Python and the
+/// ladder, tested where they live) refuse the same bad settings with the same message, before
+/// a file is written.
+#[test]
+fn a_bad_game_run_is_refused_alike_by_a_tournament_and_a_match() {
+    let rules = Rules::abapa();
+    let players = entrants(&["random", "greedy"], &rules);
+    let dir = scratch("bad-run");
+    let mut bad = GameRunConfig::new(4);
+    bad.shard = Some((3, 3));
+    let want = bad.validate().unwrap_err();
+    assert_eq!(want, GameRunError::BadShard { k: 3, n: 3 });
+    let mut t = TournamentConfig::new(rules);
+    t.run = bad.clone();
+    t.out = Some(dir.clone());
+    assert_eq!(
+        run(&t, &players).unwrap_err(),
+        AwaleError::Tournament(want.to_string())
+    );
+    assert!(!dir.join("tournament.json").exists(), "nothing written");
+    let mut m = MatchConfig::new(rules);
+    m.run = bad;
+    m.out = Some(dir.clone());
+    assert_eq!(
+        run_match(&m, &players[0], &players[1]).unwrap_err(),
+        AwaleError::Match(want.to_string())
+    );
+    assert!(!dir.join("tournament.json").exists(), "nothing written");
+    // An odd number of games: a tournament plays them, a match (paired games) refuses them.
+    let mut odd = GameRunConfig::new(3);
+    odd.max_plies = 60;
+    t.run = odd.clone();
+    t.out = None;
+    assert_eq!(run(&t, &players).unwrap().games_played, 3);
+    m.run = odd;
+    assert_eq!(
+        run_match(&m, &players[0], &players[1]).unwrap_err(),
+        AwaleError::Match(GameRunError::OddGames(3).to_string())
+    );
+    t.run.games = 0;
+    assert_eq!(
+        run(&t, &players).unwrap_err(),
+        AwaleError::Tournament(GameRunError::NoGames.to_string())
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_error_is_that_of_the_lowest_failing_game_whatever_the_threads() {
     let rules = Rules::abapa();
     let mut cfg = config(rules, 8);
     // Game 0's agents are reset with these seeds (one per seat).
-    let zero = derive_seed(cfg.seed, 0);
+    let zero = derive_seed(cfg.run.seed, 0);
     let seeds = vec![derive_seed(zero, 0), derive_seed(zero, 1)];
     let mut players = entrants(&["random"], &rules);
     let called = std::sync::Arc::new(AtomicBool::new(false));
@@ -543,7 +591,7 @@ fn the_error_is_that_of_the_lowest_failing_game_whatever_the_threads() {
     }));
     let mut errors = Vec::new();
     for threads in [1, 4, 4, 2] {
-        cfg.threads = threads;
+        cfg.run.threads = threads;
         let e = run(&cfg, &players).unwrap_err();
         match &e {
             AwaleError::AgentFailed { agent, reason } => {

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use awale::agents::Turn;
+use awale::tournament::GameRunConfig;
 use awale::az::checkpoint::{Checkpoint, CheckpointError};
 use awale::search::{
     completed_sigma, considered_visit_sequence, gumbel_improved_policy, Search, SearchKind,
@@ -417,7 +418,13 @@ fn the_multiplayer_game_trains_with_per_player_values() {
         assert!(s.value[..3].iter().all(|v| (-1.0..=1.0).contains(v)));
     }
     let r = t
-        .evaluate(&["random".into(), "greedy".into()], 3, 4, None, 1, false)
+        .evaluate(
+            &["random".into(), "greedy".into()],
+            4,
+            None,
+            &eval_run(3),
+            false,
+        )
         .unwrap();
     assert_eq!(r.results.len(), 2);
     // Each opponent fills every other seat: 3 games, 2 copies, 6 pairwise results.
@@ -438,11 +445,18 @@ fn six_players_are_evaluated_against_one_opponent_in_every_other_seat() {
     // One opponent for six seats: five copies of it (this failed: "2 agents cannot fill a
     // 6-player board").
     let r = t
-        .evaluate(&["greedy".into()], 6, 2, None, 1, false)
+        .evaluate(&["greedy".into()], 2, None, &eval_run(6), false)
         .unwrap();
     assert_eq!(r.results.len(), 1);
     let (name, _, w, d, l) = &r.results[0];
     assert_eq!((name.as_str(), w + d + l), ("greedy", 6 * 5));
+}
+
+/// An evaluation of `games` games per opponent, seed 1 (4-ply openings, as the config's).
+fn eval_run(games: usize) -> GameRunConfig {
+    let mut run = GameRunConfig::new(games);
+    run.seed = 1;
+    run
 }
 
 fn tempdir(name: &str) -> PathBuf {

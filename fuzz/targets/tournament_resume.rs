@@ -14,11 +14,11 @@ use awale::Rules;
 /// The tournament whose folder the input is resumed into.
 fn config(dir: PathBuf) -> TournamentConfig {
     let mut cfg = TournamentConfig::new(Rules::abapa());
-    cfg.games = 2;
-    cfg.openings = 2;
-    cfg.max_plies = 60;
-    cfg.seed = 7;
-    cfg.threads = 1;
+    cfg.run.games = 2;
+    cfg.run.openings = 2;
+    cfg.run.max_plies = 60;
+    cfg.run.seed = 7;
+    cfg.run.threads = 1;
     cfg.out = Some(dir);
     cfg
 }
@@ -58,11 +58,11 @@ pub fn resume(jsonl: &[u8]) -> awale::Result<TournamentReport> {
     if !dir.join("tournament.json").exists() {
         // First call: write the manifest (no games played).
         let _ = std::fs::remove_file(dir.join("games.jsonl"));
-        cfg.game_limit = Some(0);
+        cfg.run.game_limit = Some(0);
         run_tournament(&cfg, &entrants()).expect("an empty tournament runs");
     }
     std::fs::write(dir.join("games.jsonl"), jsonl).expect("scratch folder is writable");
-    cfg.game_limit = Some(0);
+    cfg.run.game_limit = Some(0);
     run_tournament(&cfg, &entrants())
 }
 

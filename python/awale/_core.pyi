@@ -6,7 +6,18 @@ such field); arguments of the wrong type raise ``TypeError``.
 """
 
 import os
-from typing import Any, Callable, Literal, Optional, Sequence, SupportsIndex, Tuple, Union, final
+from typing import (
+    Any,
+    Callable,
+    Literal,
+    Optional,
+    Sequence,
+    SupportsIndex,
+    Tuple,
+    TypedDict,
+    Union,
+    final,
+)
 
 import numpy as np
 import numpy.typing as npt
@@ -67,6 +78,18 @@ MAX_THREADS: int
 _RulesArg = Union[str, "Rules"]
 _Opening = Union[int, Tuple[int, int], None]
 _ObsDtype = Literal["float32", "uint8"]  # accepted: these names (also "f4", "u1")
+
+class _GameRun(TypedDict):
+    """The game run of a tournament, match or ladder (the Rust ``GameRunConfig``), as
+    ``awale.tournament._game_run`` builds it from the keywords of the same names."""
+
+    games: int
+    openings: int
+    seed: int
+    threads: int
+    max_plies: int
+    limit: Optional[int]
+    shard: Optional[Tuple[int, int]]
 
 class AwaleError(ValueError):
     """Base class of every error the awale engine reports."""
@@ -257,19 +280,13 @@ def run_tournament(
     agents: Union[str, Sequence[Any]],
     *,
     rules: _RulesArg,
-    games: int,
-    openings: int,
-    seed: int,
-    threads: int,
-    max_plies: int,
+    run: _GameRun,
     gauntlet: Optional[Any],
     anchor: Optional[str],
     anchor_rating: float,
     out: Optional[str],
     obs: str,
-    limit: Optional[int],
     progress: Optional[Callable[[int, int], Any]],
-    shard: Optional[Tuple[int, int]] = None,
 ) -> str:
     """The engine of ``awale.tournament`` (use that): plays the tournament with the GIL
     released (Python callable agents ``(obs, mask) -> int`` are called with it held) and returns
@@ -286,17 +303,11 @@ def run_match(
     b: Any,
     *,
     rules: _RulesArg,
-    games: int,
+    run: _GameRun,
     sprt: Optional[str],
-    openings: int,
-    seed: int,
-    threads: int,
-    max_plies: int,
     out: Optional[str],
     obs: str,
-    limit: Optional[int],
     progress: Optional[Callable[[int, int], Any]],
-    shard: Optional[Tuple[int, int]] = None,
 ) -> str:
     """The engine of ``awale.match`` (use that): plays a match (fixed games or an SPRT) and
     returns its report as JSON text, which ``awale.MatchResult`` reads."""
@@ -306,15 +317,9 @@ def run_ladder(
     *,
     anchors: str,
     out: Union[str, os.PathLike[str]],
-    games: int,
     sims: int,
-    openings: int,
-    max_plies: int,
-    seed: int,
-    threads: int,
-    limit: Optional[int],
+    run: _GameRun,
     progress: Optional[Callable[[int, int], Any]],
-    shard: Optional[Tuple[int, int]] = None,
 ) -> str:
     """The engine of ``awale.ladder`` (use that; needs the trainer build): rates the
     generations of ``runs`` and the anchors, writes the ladder's files in ``out`` and returns

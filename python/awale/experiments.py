@@ -26,7 +26,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from awale import _core
-from awale.tournament import _count, _folder_arg, _on_ray, _progress_arg, _shard_arg
+from awale.tournament import _count, _folder_arg, _game_run, _on_ray, _progress_arg
 
 __all__ = ["match", "MatchResult", "ladder", "LadderResult"]
 
@@ -141,31 +141,26 @@ def match(
         TypeError: arguments of the wrong type.
     """
     sprt = _sprt_arg(sprt)
+    run = dict(games=games, openings=openings, seed=seed, threads=threads, max_plies=max_plies)
     if _on_ray(backend, shard, limit, workers):
         from awale.distributed import ray_run
 
         return ray_run(
-            "match", (a, b), workers=workers, rules=rules, sprt=sprt, games=games,
-            openings=openings, seed=seed, threads=threads, max_plies=max_plies, out=out,
-            obs=obs, progress=progress,
+            "match", (a, b), workers=workers, rules=rules, sprt=sprt, out=out, obs=obs,
+            progress=progress, **run,
         )
+    game_run = _game_run(run, limit, shard)
     bar, callback = _progress_arg(progress, "match")
     try:
         text = _core.run_match(
             a,
             b,
             rules=rules,
-            games=_count("games", games, 2),
+            run=game_run,
             sprt=sprt,
-            openings=_count("openings", openings, 0),
-            seed=seed,
-            threads=_count("threads", threads, 0),
-            max_plies=_count("max_plies", max_plies, 0),
             out=_folder_arg(out),
             obs=obs,
-            limit=None if limit is None else _count("limit", limit, 0),
             progress=callback,
-            shard=_shard_arg(shard),
         )
     finally:
         if bar is not None:
@@ -332,30 +327,25 @@ def ladder(
     if not isinstance(anchors, str):
         anchors = ",".join(anchors)
     out_path = _folder_arg(out)
+    run = dict(games=games, openings=openings, seed=seed, threads=threads, max_plies=max_plies)
     if _on_ray(backend, shard, limit, workers):
         from awale.distributed import ray_run
 
         result = ray_run(
-            "ladder", (run_list,), workers=workers, out=out_path, anchors=anchors, games=games,
-            sims=sims, openings=openings, max_plies=max_plies, seed=seed, threads=threads,
-            progress=progress,
+            "ladder", (run_list,), workers=workers, out=out_path, anchors=anchors, sims=sims,
+            progress=progress, **run,
         )
     else:
+        game_run = _game_run(run, limit, shard)
         bar, callback = _progress_arg(progress, "ladder")
         try:
             text = _core.run_ladder(
                 run_list,
                 anchors=anchors,
                 out=out_path,
-                games=_count("games", games, 2),
                 sims=_count("sims", sims, 1),
-                openings=_count("openings", openings, 0),
-                max_plies=_count("max_plies", max_plies, 0),
-                seed=_count("seed", seed, 0),
-                threads=_count("threads", threads, 0),
-                limit=None if limit is None else _count("limit", limit, 0),
+                run=game_run,
                 progress=callback,
-                shard=_shard_arg(shard),
             )
         finally:
             if bar is not None:

@@ -32,11 +32,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from awale import _core
+
+if TYPE_CHECKING:
+    from awale._core import _GameRun
 
 __all__ = ["tournament", "TournamentResult", "AgentCallable", "AgentArg"]
 
@@ -78,7 +81,8 @@ def _on_ray(backend: Any, shard: Any, limit: Any, workers: Any) -> bool:
 
 
 def _shard_arg(shard: Any) -> Optional[Tuple[int, int]]:
-    """A ``(k, n)`` shard with ``0 <= k < n`` (TypeError / ValueError otherwise), or None."""
+    """A ``(k, n)`` pair of ints of at least 0 (TypeError / ValueError otherwise), or None;
+    the Rust side checks ``k < n``."""
     if shard is None:
         return None
     if (
@@ -87,9 +91,28 @@ def _shard_arg(shard: Any) -> Optional[Tuple[int, int]]:
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
     ):
         raise TypeError(f"shard must be a (k, n) pair of ints, got {shard!r}")
-    if not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
+    if shard[0] < 0 or shard[1] < 0:
         raise ValueError(f"shard {tuple(shard)}: k must be 0 to n-1 and n at least 1")
     return (int(shard[0]), int(shard[1]))
+
+
+def _game_run(run: Dict[str, Any], limit: Any = None, shard: Any = None) -> "_GameRun":
+    """The game run of :func:`tournament`, :func:`awale.match` and :func:`awale.ladder` as
+    ``_core`` takes it (``run=``): ``run`` holds their keywords ``games``, ``openings``,
+    ``seed``, ``threads`` and ``max_plies`` (the ones a Ray run forwards too), with ``limit``
+    and ``shard``. Only types and signs are checked here (TypeError / ValueError); the values
+    are checked by the Rust ``GameRunConfig``, as on the command line."""
+    if run["seed"] is None:
+        raise TypeError("seed must be an int (the same seed gives the same games)")
+    return {
+        "games": _count("games", run["games"], 0),
+        "openings": _count("openings", run["openings"], 0),
+        "seed": run["seed"],
+        "threads": _count("threads", run["threads"], 0),
+        "max_plies": _count("max_plies", run["max_plies"], 0),
+        "limit": None if limit is None else _count("limit", limit, 0),
+        "shard": _shard_arg(shard),
+    }
 
 
 def _folder_arg(out: Any, name: str = "out") -> Optional[str]:
@@ -333,15 +356,14 @@ def tournament(
     arguments. Ctrl-C stops the tournament cleanly and raises ``KeyboardInterrupt`` (finished
     games stay in ``out``; the same call resumes).
     """
+    run = dict(games=games, openings=openings, seed=seed, threads=threads, max_plies=max_plies)
     if _on_ray(backend, shard, limit, workers):
         from awale.distributed import ray_tournament
 
         return ray_tournament(
-            agents, workers=workers, rules=rules, games=games, openings=openings, seed=seed,
-            threads=threads, max_plies=max_plies, gauntlet=gauntlet, anchor=anchor, out=out,
-            obs=obs, progress=progress, anchor_rating=anchor_rating,
+            agents, workers=workers, rules=rules, gauntlet=gauntlet, anchor=anchor, out=out,
+            obs=obs, progress=progress, anchor_rating=anchor_rating, **run,
         )
-    shard = _shard_arg(shard)
     if isinstance(agents, (bytes, bytearray)):
         raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")
     if not isinstance(agents, str):
@@ -351,8 +373,7 @@ def tournament(
                 f"got {type(agents).__name__}"
             )
         agents = list(agents)
-    if seed is None:
-        raise TypeError("seed must be an int (the same seed gives the same games)")
+    game_run = _game_run(run, limit, shard)
     if anchor is not None and not isinstance(anchor, str):
         raise TypeError(f"anchor must be an agent name (str), got {type(anchor).__name__}")
     if not isinstance(obs, str):
@@ -365,19 +386,13 @@ def tournament(
         text = _core.run_tournament(
             agents,
             rules=rules,
-            games=_count("games", games, 1),
-            openings=_count("openings", openings, 0),
-            seed=seed,
-            threads=_count("threads", threads, 0),
-            max_plies=_count("max_plies", max_plies, 0),
+            run=game_run,
             gauntlet=gauntlet,
             anchor=anchor,
             anchor_rating=float(anchor_rating),
             out=out,
             obs=obs,
-            limit=None if limit is None else _count("limit", limit, 0),
             progress=callback,
-            shard=shard,
         )
     finally:
         if bar is not None:

@@ -70,14 +70,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(a) = &args.anchors {
         cfg.anchors = vec![a.clone()];
     }
-    cfg.games = args.games;
     cfg.sims = args.sims;
-    cfg.openings = args.play.openings;
-    cfg.max_plies = args.play.max_plies;
-    cfg.seed = args.play.seed;
-    cfg.threads = args.play.threads;
-    cfg.game_limit = args.play.limit;
-    cfg.shard = args.play.shard;
+    cfg.run = args.play.run(args.games);
     let report = run_ladder(
         &cfg,
         &awale::train::registry(),

@@ -85,19 +85,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let a = entrant(&registry, &args.a, &rules)?;
     let b = entrant(&registry, &args.b, &rules)?;
     let mut cfg = MatchConfig::new(rules);
-    cfg.games = args.games;
+    cfg.run = args.play.run(args.games);
     cfg.sprt = args
         .sprt
         .as_deref()
         .map(str::parse::<SprtConfig>)
         .transpose()?;
-    cfg.openings = args.play.openings;
-    cfg.max_plies = args.play.max_plies;
-    cfg.seed = args.play.seed;
-    cfg.threads = args.play.threads;
     cfg.out = args.out.clone();
-    cfg.game_limit = args.play.limit;
-    cfg.shard = args.play.shard;
     let bar = if args.play.no_progress {
         indicatif::ProgressBar::hidden()
     } else {

@@ -112,16 +112,10 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .collect::<awale::Result<Vec<_>>>()?;
     let mut cfg = TournamentConfig::new(rules);
     cfg.format = format;
-    cfg.games = args.games;
-    cfg.openings = args.play.openings;
-    cfg.max_plies = args.play.max_plies;
-    cfg.seed = args.play.seed;
-    cfg.threads = args.play.threads;
+    cfg.run = args.play.run(args.games);
     cfg.anchor = args.anchor;
     cfg.anchor_rating = args.anchor_rating;
     cfg.out = args.out.clone();
-    cfg.game_limit = args.play.limit;
-    cfg.shard = args.play.shard;
     // Open the tables first: a bad folder is refused before any game is played.
     let endgame = match &args.endgame {
         Some(dir) => Some(awale::tablebase::Tablebase::open_shared(dir, &rules)?),

@@ -25,7 +25,7 @@ use std::time::Duration;
 use numpy::PyArray1;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use super::evaluator::{EvaluatorArg, Failure as EvalFailure};
@@ -38,8 +38,8 @@ use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::search::SearchSettings;
 use crate::tournament::{
-    run_observed, Entrant, Format, GameResult, Progress, TournamentConfig, TournamentObserver,
-    TournamentReport,
+    run_observed, Entrant, Format, GameResult, GameRunConfig, Progress, TournamentConfig,
+    TournamentObserver, TournamentReport,
 };
 
 /// How a Python callable failed, for the exception raised in the end.
@@ -532,45 +532,54 @@ fn run_error(py: Python<'_>, err: AwaleError, failure: Option<Failure>) -> PyErr
     }
 }
 
-/// The rules, seed and observation encoding of a tournament's or match's arguments.
-fn games_args(
-    rules: &Bound<'_, PyAny>,
-    seed: &Bound<'_, PyAny>,
-    obs: &str,
-) -> PyResult<(Rules, u64, ObsEncoding)> {
+/// The rules and observation encoding of a tournament's or match's arguments.
+fn games_args(rules: &Bound<'_, PyAny>, obs: &str) -> PyResult<(Rules, ObsEncoding)> {
     let rules = rules_arg(rules)?;
-    let seed = seed_arg(seed)?;
     let enc: ObsEncoding = obs.parse().map_err(value_error)?;
     enc.validate().map_err(value_error)?;
-    Ok((rules, seed, enc))
+    Ok((rules, enc))
+}
+
+/// The game run of `awale.tournament`, `awale.match` and `awale.ladder`: their keywords
+/// `games`, `openings`, `seed`, `threads`, `max_plies`, `limit` and `shard` in one dict `run`
+/// (`_game_run` in `python/awale/tournament.py`), read once here for the three; the values are
+/// checked by [`GameRunConfig::validate`] where the run starts, as on the command line.
+pub(crate) fn game_run_arg(run: &Bound<'_, PyDict>) -> PyResult<GameRunConfig> {
+    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        run.get_item(key)?
+            .ok_or_else(|| PyTypeError::new_err(format!("run: '{key}' is missing")))
+    };
+    Ok(GameRunConfig {
+        games: get("games")?.extract()?,
+        openings: get("openings")?.extract()?,
+        max_plies: get("max_plies")?.extract()?,
+        seed: seed_arg(&get("seed")?)?,
+        threads: get("threads")?.extract()?,
+        game_limit: get("limit")?.extract()?,
+        shard: get("shard")?.extract()?,
+    })
 }
 
 /// Plays a tournament (see `awale.tournament`) and returns its result as JSON text.
 #[pyfunction]
 #[pyo3(signature = (
-    agents, *, rules, games, openings, seed, threads, max_plies, gauntlet, anchor,
-    anchor_rating, out, obs, limit, progress, shard = None
+    agents, *, rules, run, gauntlet, anchor, anchor_rating, out, obs, progress
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_tournament(
     py: Python<'_>,
     agents: &Bound<'_, PyAny>,
     rules: &Bound<'_, PyAny>,
-    games: usize,
-    openings: u32,
-    seed: &Bound<'_, PyAny>,
-    threads: usize,
-    max_plies: u32,
+    run: &Bound<'_, PyDict>,
     gauntlet: Option<&Bound<'_, PyAny>>,
     anchor: Option<String>,
     anchor_rating: f64,
     out: Option<PathBuf>,
     obs: &str,
-    limit: Option<usize>,
     progress: Option<&Bound<'_, PyAny>>,
-    shard: Option<(usize, usize)>,
 ) -> PyResult<String> {
-    let (rules, seed, enc) = games_args(rules, seed, obs)?;
+    let (rules, enc) = games_args(rules, obs)?;
+    let run = game_run_arg(run)?;
     if !anchor_rating.is_finite() {
         return Err(PyValueError::new_err(format!(
             "anchor_rating must be a finite number, got {anchor_rating}"
@@ -641,16 +650,10 @@ pub(crate) fn run_tournament(
         .collect::<PyResult<Vec<_>>>()?;
     let mut cfg = TournamentConfig::new(rules);
     cfg.format = format;
-    cfg.games = games;
-    cfg.openings = openings;
-    cfg.max_plies = max_plies;
-    cfg.seed = seed;
-    cfg.threads = threads;
+    cfg.run = run;
     cfg.anchor = anchor;
     cfg.anchor_rating = anchor_rating;
     cfg.out = out;
-    cfg.game_limit = limit;
-    cfg.shard = shard;
     cfg.game_rules().map_err(value_error)?;
 
     let report = run_in_background(
@@ -758,30 +761,22 @@ pub(crate) fn run_in_background<T: Send + 'static>(
 
 /// Plays a match between two agents (see `awale.match`) and returns its report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (
-    a, b, *, rules, games, sprt, openings, seed, threads, max_plies, out, obs, limit,
-    progress, shard = None
-))]
+#[pyo3(signature = (a, b, *, rules, run, sprt, out, obs, progress))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_match(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
     rules: &Bound<'_, PyAny>,
-    games: usize,
+    run: &Bound<'_, PyDict>,
     sprt: Option<&str>,
-    openings: u32,
-    seed: &Bound<'_, PyAny>,
-    threads: usize,
-    max_plies: u32,
     out: Option<PathBuf>,
     obs: &str,
-    limit: Option<usize>,
     progress: Option<&Bound<'_, PyAny>>,
-    shard: Option<(usize, usize)>,
 ) -> PyResult<String> {
     use crate::matchplay::{run_match_observed, MatchConfig};
-    let (rules, seed, enc) = games_args(rules, seed, obs)?;
+    let (rules, enc) = games_args(rules, obs)?;
+    let run = game_run_arg(run)?;
     let ea = entry_arg(a, "a", "python_a")?;
     let eb = entry_arg(b, "b", "python_b")?;
     if ea.name() == eb.name() {
@@ -796,18 +791,12 @@ pub(crate) fn run_match(
     let ea = entrant(py, &ea, &registry, &rules, enc, &shared, &mut locks)?;
     let eb = entrant(py, &eb, &registry, &rules, enc, &shared, &mut locks)?;
     let mut cfg = MatchConfig::new(rules);
-    cfg.games = games;
+    cfg.run = run;
     cfg.sprt = sprt
         .map(str::parse::<crate::sprt::SprtConfig>)
         .transpose()
         .map_err(value_error)?;
-    cfg.openings = openings;
-    cfg.max_plies = max_plies;
-    cfg.seed = seed;
-    cfg.threads = threads;
     cfg.out = out;
-    cfg.game_limit = limit;
-    cfg.shard = shard;
     cfg.rules_checked().map_err(value_error)?;
     let report = run_in_background(py, shared, progress, "match", move |observer| {
         run_match_observed(&cfg, &ea, &eb, observer, &|_| {})

@@ -376,32 +376,20 @@ pub(crate) fn train<'py>(
 /// Plays (or resumes) a rating ladder of the generations of `runs` and the `anchors` (see
 /// `awale.ladder`) and returns its report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (
-    runs, *, anchors, out, games, sims, openings, max_plies, seed, threads, limit, progress,
-    shard = None
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (runs, *, anchors, out, sims, run, progress))]
 pub(crate) fn run_ladder(
     py: Python<'_>,
     runs: Vec<PathBuf>,
     anchors: String,
     out: PathBuf,
-    games: usize,
     sims: u32,
-    openings: u32,
-    max_plies: u32,
-    seed: u64,
-    threads: usize,
-    limit: Option<usize>,
+    run: &Bound<'_, pyo3::types::PyDict>,
     progress: Option<&Bound<'_, PyAny>>,
-    shard: Option<(usize, usize)>,
 ) -> PyResult<String> {
+    let run = super::tournament::game_run_arg(run)?;
     #[cfg(not(feature = "train"))]
     {
-        let _ = (
-            py, runs, anchors, out, games, sims, openings, max_plies, seed, threads, limit,
-            progress, shard,
-        );
+        let _ = (py, runs, anchors, out, sims, run, progress);
         Err(no_trainer())
     }
     #[cfg(feature = "train")]
@@ -411,14 +399,8 @@ pub(crate) fn run_ladder(
         if !anchors.trim().is_empty() {
             cfg.anchors = vec![anchors];
         }
-        cfg.games = games;
         cfg.sims = sims;
-        cfg.openings = openings;
-        cfg.max_plies = max_plies;
-        cfg.seed = seed;
-        cfg.threads = threads;
-        cfg.game_limit = limit;
-        cfg.shard = shard;
+        cfg.run = run;
         let shared = std::sync::Arc::new(super::tournament::Shared::default());
         let report =
             super::tournament::run_in_background(py, shared, progress, "ladder", move |obs| {

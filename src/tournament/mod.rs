@@ -35,8 +35,8 @@
 //!     Entrant::from_spec_text("greedy", &rules).unwrap(),
 //! ];
 //! let mut cfg = TournamentConfig::new(rules);
-//! cfg.games = 4;
-//! cfg.max_plies = 200;
+//! cfg.run.games = 4;
+//! cfg.run.max_plies = 200;
 //! let report = run(&cfg, &entrants).unwrap();
 //! assert_eq!(report.games_played, 4);
 //! assert_eq!(report.games.len(), 4);
@@ -53,7 +53,8 @@
 //! **Failures.** When agents fail, the error returned is that of the failing game with the
 //! lowest index, whatever the number of threads.
 //!
-//! The module is split by job: [`schedule`](fn@schedule) (pairings, seats, openings), the
+//! The module is split by job: the game run's settings ([`GameRunConfig`], shared with
+//! matches, ladders and the trainer's evaluation), [`schedule`](fn@schedule) (pairings, seats, openings), the
 //! store (`tournament.json`, `games.jsonl`, resume), the report ([`TournamentReport`]: tables and
 //! result files) and the runner ([`run`], [`run_observed`] with a [`TournamentObserver`] that
 //! sees every finished game and may stop the run).
@@ -64,15 +65,17 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::agents::{Agent, AgentSpec, Registry};
-use crate::error::Result;
+use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 
+mod game_run;
 mod progress_bar;
 mod report;
 mod run;
 mod schedule;
 mod store;
 
+pub use game_run::{GameRunConfig, GameRunError};
 pub use progress_bar::ProgressBar;
 pub use report::{first_places, FirstPlaces, Standing, TournamentReport};
 pub use run::{run, run_observed, GameResult, Progress, TournamentObserver};
@@ -196,18 +199,9 @@ pub struct TournamentConfig {
     pub rules: Rules,
     /// Round-robin or gauntlet.
     pub format: Format,
-    /// Games per pairing (best a multiple of the number of players, so that every opening is
-    /// played from every seat).
-    pub games: usize,
-    /// Random plies of each opening.
-    pub openings: u32,
-    /// Cut games off after this many plies (adjudicated by the stores); 0 keeps the rules' own
-    /// limit.
-    pub max_plies: u32,
-    /// The tournament seed.
-    pub seed: u64,
-    /// Worker threads; 0 for one per core, 1 to play on the calling thread.
-    pub threads: usize,
+    /// How the games are played: games per pairing, openings, ply limit, seed, threads, limit,
+    /// shard.
+    pub run: GameRunConfig,
     /// The Elo anchor's name (default: `random` if it plays, else the first entrant).
     pub anchor: Option<String>,
     /// The anchor's rating.
@@ -216,42 +210,34 @@ pub struct TournamentConfig {
     pub prior_draws: f64,
     /// Folder for `games.jsonl` (resume) and the result files; none keeps everything in memory.
     pub out: Option<PathBuf>,
-    /// Play at most this many new games in this run (the rest are left for a later run).
-    pub game_limit: Option<usize>,
-    /// `(k, n)`: play only the games whose schedule index is `k` modulo `n` (shard `k` of
-    /// `n`), e.g. one shard per machine; their `games.jsonl` files, joined in one folder,
-    /// resume into the whole tournament (`awale.tournament(..., backend="ray")` does that).
-    pub shard: Option<(usize, usize)>,
 }
 
 impl TournamentConfig {
-    /// Defaults: round-robin, 10 games per pairing, 4-ply openings, the rules' ply limit,
-    /// seed 0, all cores, no output folder.
+    /// Defaults: round-robin, the game run's defaults ([`GameRunConfig::default`]: 10 games per
+    /// pairing, 4-ply openings, the rules' ply limit, seed 0, all cores), no output folder.
     pub fn new(rules: Rules) -> TournamentConfig {
         TournamentConfig {
             rules,
             format: Format::RoundRobin,
-            games: 10,
-            openings: 4,
-            max_plies: 0,
-            seed: 0,
-            threads: 0,
+            run: GameRunConfig::default(),
             anchor: None,
             anchor_rating: 0.0,
             prior_draws: 1.0,
             out: None,
-            game_limit: None,
-            shard: None,
         }
     }
 
-    /// The rules the games are played under (the ply limit applied).
+    /// The rules the games are played under (the ply limit applied), checked with the game
+    /// run's settings.
     pub fn game_rules(&self) -> Result<Rules> {
-        let mut r = self.rules;
-        if self.max_plies > 0 {
-            r.max_plies = self.max_plies;
-        }
-        r.validate()?;
-        Ok(r)
+        self.run.validate().map_err(AwaleError::from)?;
+        self.run.rules(&self.rules)
+    }
+}
+
+impl From<GameRunError> for AwaleError {
+    /// A tournament's error.
+    fn from(e: GameRunError) -> AwaleError {
+        AwaleError::Tournament(e.to_string())
     }
 }

@@ -11,7 +11,7 @@ use super::{GameResult, Progress, TournamentObserver};
 /// use awale::tournament::{run_observed, Entrant, ProgressBar, TournamentConfig};
 /// use awale::Rules;
 /// let mut cfg = TournamentConfig::new(Rules::abapa());
-/// cfg.games = 2;
+/// cfg.run.games = 2;
 /// let entrants = [
 ///     Entrant::from_spec_text("random", &cfg.rules)?,
 ///     Entrant::from_spec_text("greedy", &cfg.rules)?,

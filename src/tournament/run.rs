@@ -56,7 +56,7 @@ pub struct Progress {
 /// let rules = Rules::abapa();
 /// let entrants = ["random", "greedy"].map(|s| Entrant::from_spec_text(s, &rules).unwrap());
 /// let mut cfg = TournamentConfig::new(rules);
-/// cfg.threads = 1;
+/// cfg.run.threads = 1;
 /// let report = run_observed(&cfg, &entrants, &Three(AtomicUsize::new(0))).unwrap();
 /// assert!(report.stopped && !report.complete);
 /// assert_eq!(report.games_played, 3);
@@ -179,9 +179,9 @@ fn play(
     g: &ScheduledGame,
     halt: &dyn Fn() -> bool,
 ) -> Result<Option<GameResult>> {
-    let mut game = opening(rules, cfg.seed, g.opening, cfg.openings);
+    let mut game = opening(rules, cfg.run.seed, g.opening, cfg.run.openings);
     let opening_plies = game.moves().len();
-    let game_seed = derive_seed(cfg.seed, g.index as u64);
+    let game_seed = derive_seed(cfg.run.seed, g.index as u64);
     let mut agents = Vec::with_capacity(g.seats.len());
     for (s, &e) in g.seats.iter().enumerate() {
         let mut a = entrants[e].make()?;
@@ -216,7 +216,7 @@ pub fn run(cfg: &TournamentConfig, entrants: &[Entrant]) -> Result<TournamentRep
 /// [`TournamentObserver`]), and returns its report; with an output folder, also writes the
 /// result files there (a stopped run too: its report covers the games finished so far).
 ///
-/// The games run on `cfg.threads` worker threads (0: one per core; 1 plays on the calling
+/// The games run on `cfg.run.threads` worker threads (0: one per core; 1 plays on the calling
 /// thread), which take the pending games in index order. When games fail (an agent returns an
 /// error or an illegal move), the error returned is that of the failing game with the lowest
 /// index: games after it stop, games before it (already started) play on, so that the error does
@@ -247,19 +247,12 @@ pub fn run_observed(
     let sched = schedule(cfg, &names)?;
     let (mut done, writer) = store::open(cfg, &rules, entrants, &names, &sched)?;
     let finished: HashSet<usize> = done.iter().map(|g| g.index).collect();
-    if let Some((k, n)) = cfg.shard {
-        if n == 0 || k >= n {
-            return Err(AwaleError::Tournament(format!(
-                "shard {k} of {n}: the shard must be 0 to n-1 of n >= 1"
-            )));
-        }
-    }
-    let in_shard = |g: &ScheduledGame| cfg.shard.is_none_or(|(k, n)| g.index % n == k);
+    let in_shard = |g: &ScheduledGame| cfg.run.shard.is_none_or(|(k, n)| g.index % n == k);
     let mut pending: Vec<&ScheduledGame> = sched
         .iter()
         .filter(|g| !finished.contains(&g.index) && in_shard(g))
         .collect();
-    if let Some(limit) = cfg.game_limit {
+    if let Some(limit) = cfg.run.game_limit {
         pending.truncate(limit);
     }
     observer.resumed(&done);
@@ -323,7 +316,7 @@ pub fn run_observed(
             }
         }
     };
-    let threads = crate::batch::threads_or_cores(cfg.threads)
+    let threads = crate::batch::threads_or_cores(cfg.run.threads)
         .min(pending.len())
         .max(1);
     std::thread::scope(|s| -> Result<()> {

@@ -29,7 +29,7 @@ pub struct ScheduledGame {
 /// use awale::tournament::{schedule, Format, TournamentConfig};
 /// use awale::Rules;
 /// let mut cfg = TournamentConfig::new(Rules::abapa());
-/// cfg.games = 4;
+/// cfg.run.games = 4;
 /// let s = schedule(&cfg, &["a".into(), "b".into(), "c".into()]).unwrap();
 /// assert_eq!(s.len(), 12); // 3 pairs x 4 games
 /// assert_eq!((s[0].seats.clone(), s[1].seats.clone()), (vec![0, 1], vec![1, 0]));
@@ -45,11 +45,7 @@ pub fn schedule(cfg: &TournamentConfig, names: &[String]) -> Result<Vec<Schedule
             "{n} agents cannot fill a {k}-player board"
         )));
     }
-    if cfg.games == 0 {
-        return Err(AwaleError::Tournament(
-            "games per pairing must be at least 1".into(),
-        ));
-    }
+    cfg.run.validate()?;
     let find = |name: &str| {
         names
             .iter()
@@ -87,9 +83,9 @@ pub fn schedule(cfg: &TournamentConfig, names: &[String]) -> Result<Vec<Schedule
         }
     };
     let orders = seatings(k);
-    let mut out = Vec::with_capacity(pairings.len() * cfg.games);
+    let mut out = Vec::with_capacity(pairings.len() * cfg.run.games);
     for (p, combo) in pairings.iter().enumerate() {
-        for j in 0..cfg.games {
+        for j in 0..cfg.run.games {
             out.push(ScheduledGame {
                 index: out.len(),
                 pairing: p,
@@ -195,7 +191,7 @@ mod tests {
     #[test]
     fn three_player_schedule_rotates_every_seat() {
         let mut cfg = TournamentConfig::new(Rules::oware(3).unwrap());
-        cfg.games = 12;
+        cfg.run.games = 12;
         let s = schedule(&cfg, &["a".into(), "b".into(), "c".into(), "d".into()]).unwrap();
         assert_eq!(s.len(), 48);
         assert_eq!(s[0].seats, vec![0, 1, 2]);

@@ -56,9 +56,9 @@ pub(super) fn open(
             .iter()
             .map(|e| e.spec().map(str::to_string))
             .collect(),
-        games: cfg.games,
-        openings: cfg.openings,
-        seed: cfg.seed,
+        games: cfg.run.games,
+        openings: cfg.run.openings,
+        seed: cfg.run.seed,
     };
     let mpath = dir.join("tournament.json");
     let jsonl = dir.join("games.jsonl");

@@ -23,9 +23,9 @@ pub fn calibrate(cfg: &TrainConfig, progress: bool) -> TrainResult<Vec<(String, 
             .collect());
     }
     let mut tc = TournamentConfig::new(rules);
-    tc.games = cfg.eval.calibration_games;
-    tc.openings = cfg.eval.openings;
-    tc.seed = derive_seed(cfg.seed, 0xca1b);
+    tc.run.games = cfg.eval.calibration_games;
+    tc.run.openings = cfg.eval.openings;
+    tc.run.seed = derive_seed(cfg.seed, 0xca1b);
     let report = tournament::run_observed(&tc, &entrants, &tournament::ProgressBar::new(progress))?;
     Ok(report
         .standings

@@ -13,19 +13,19 @@ use crate::agents::{derive_seed, Agent, AgentSpec, Registry};
 use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::search::SearchSettings;
 use crate::tablebase::Tablebase;
-use crate::tournament::{self, Entrant, Format, TournamentConfig};
+use crate::tournament::{self, Entrant, Format, GameRunConfig, TournamentConfig};
 
 impl Trainer {
-    /// Plays the network (`sims` simulations per move) against each opponent, `games` games
-    /// each (paired openings, seats swapped), on all cores; rates it against `reference`
-    /// ratings of the opponents (0 for all when none; no rating when an opponent has none).
+    /// Plays the network (`sims` simulations per move) against each opponent, `run.games`
+    /// games each (paired openings of `run.openings` plies, seats swapped, seed `run.seed`, on
+    /// `run.threads` threads); rates it against `reference` ratings of the opponents (0 for all
+    /// when none; no rating when an opponent has none).
     pub fn evaluate(
         &self,
         opponents: &[String],
-        games: usize,
         sims: u32,
         reference: Option<&[(String, f64)]>,
-        seed: u64,
+        run: &GameRunConfig,
         progress: bool,
     ) -> TrainResult<EvalReport> {
         evaluate_core(
@@ -33,10 +33,9 @@ impl Trainer {
             self.config(),
             self.counters().iteration,
             opponents,
-            games,
             sims,
             reference,
-            seed,
+            run,
             progress,
         )
     }
@@ -49,10 +48,9 @@ pub fn evaluate_core(
     cfg: &TrainConfig,
     iteration: u64,
     opponents: &[String],
-    games: usize,
     sims: u32,
     reference: Option<&[(String, f64)]>,
-    seed: u64,
+    run: &GameRunConfig,
     progress: bool,
 ) -> TrainResult<EvalReport> {
     let t0 = Instant::now();
@@ -70,9 +68,8 @@ pub fn evaluate_core(
     };
     let mut tc = TournamentConfig::new(rules);
     tc.format = Format::Gauntlet(name.clone());
-    tc.games = games.max(rules.players as usize);
-    tc.openings = cfg.eval.openings;
-    tc.seed = seed;
+    tc.run = run.clone();
+    tc.run.games = run.games.max(rules.players as usize);
     let seats = rules.players as usize;
     // Who sits at the boards: in a 2-player game one gauntlet of the network against every
     // opponent; with more players, one per opponent with a copy of it in every other seat (so
@@ -148,7 +145,7 @@ pub fn evaluate_core(
     };
     Ok(EvalReport {
         iteration,
-        games: tc.games,
+        games: tc.run.games,
         results,
         elo: fit
             .into_iter()
@@ -209,12 +206,14 @@ pub(super) fn periodic_eval(
         &cfg.eval.opponents
     };
     let reference = trainer.extra.calibration.clone();
+    let mut run = GameRunConfig::new(games);
+    run.openings = cfg.eval.openings;
+    run.seed = derive_seed(cfg.seed, 0xe7a1);
     let r = trainer.evaluate(
         opponents,
-        games,
         cfg.eval.simulations,
         reference.as_deref(),
-        derive_seed(cfg.seed, 0xe7a1),
+        &run,
         last,
     )?;
     trainer.extra.evals.push(r.clone());

@@ -30,7 +30,8 @@ use crate::agents::{parse_agent_list, Registry};
 use crate::az::generations::{self, Generation};
 use crate::rules::Rules;
 use crate::tournament::{
-    run_observed, Entrant, Format, TournamentConfig, TournamentObserver, TournamentReport,
+    run_observed, Entrant, Format, GameRunConfig, TournamentConfig, TournamentObserver,
+    TournamentReport,
 };
 
 use super::{TrainError, TrainResult};
@@ -44,40 +45,22 @@ pub struct LadderConfig {
     pub anchors: Vec<String>,
     /// Simulations per move of the generations (`nn:…,sims=N`).
     pub sims: u32,
-    /// Games per pairing (even: each opening from both seats).
-    pub games: usize,
-    /// Random plies of each opening.
-    pub openings: u32,
-    /// Cut games off after this many plies (0 = the rules' limit).
-    pub max_plies: u32,
-    /// The seed.
-    pub seed: u64,
-    /// Worker threads (0 = one per core).
-    pub threads: usize,
+    /// How the games are played; `run.games` per pairing (even: each opening from both seats).
+    pub run: GameRunConfig,
     /// The output folder (games, results, table, picture).
     pub out: PathBuf,
-    /// Play at most this many new games in this run.
-    pub game_limit: Option<usize>,
-    /// `(k, n)`: play only the games whose index is `k` modulo `n`.
-    pub shard: Option<(usize, usize)>,
 }
 
 impl LadderConfig {
-    /// Defaults: no anchors, 64 simulations, 20 games per pairing, 4-ply openings, seed 0,
-    /// every core.
+    /// Defaults: no anchors, 64 simulations, 20 games per pairing, the game run's other
+    /// defaults ([`GameRunConfig::new`]: 4-ply openings, seed 0, every core).
     pub fn new(runs: Vec<PathBuf>, out: PathBuf) -> LadderConfig {
         LadderConfig {
             runs,
             anchors: Vec::new(),
             sims: 64,
-            games: 20,
-            openings: 4,
-            max_plies: 0,
-            seed: 0,
-            threads: 0,
+            run: GameRunConfig::new(20),
             out,
-            game_limit: None,
-            shard: None,
         }
     }
 }
@@ -318,15 +301,9 @@ fn tournament_config(
 ) -> TournamentConfig {
     let mut t = TournamentConfig::new(rules);
     t.format = Format::Pairings(pairings);
-    t.games = cfg.games;
-    t.openings = cfg.openings;
-    t.max_plies = cfg.max_plies;
-    t.seed = cfg.seed;
-    t.threads = cfg.threads;
+    t.run = cfg.run.clone();
     t.anchor = Some(anchor);
     t.out = Some(cfg.out.clone());
-    t.game_limit = cfg.game_limit;
-    t.shard = cfg.shard;
     t
 }
 
@@ -337,12 +314,9 @@ pub fn run_ladder(
     registry: &Registry,
     observer: &dyn TournamentObserver,
 ) -> TrainResult<LadderReport> {
-    if cfg.games < 2 || !cfg.games.is_multiple_of(2) {
-        return Err(TrainError::Config(format!(
-            "games per pairing must be an even number of at least 2, got {}",
-            cfg.games
-        )));
-    }
+    cfg.run
+        .validate_paired()
+        .map_err(|e| TrainError::Config(e.to_string()))?;
     let (names, specs, pairings, mut entries, rules) = plan(cfg)?;
     let mut entrants = Vec::with_capacity(specs.len());
     for spec in &specs {

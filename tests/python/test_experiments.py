@@ -89,6 +89,28 @@ def test_python_callables_play_matches():
     assert r.agents == ("lowest", "random") and r.games == 10
 
 
+def test_one_game_run_refuses_bad_settings_alike_everywhere(tmp_path, capfd):
+    # The keywords fill the Rust GameRunConfig, as the command line's flags do: the same
+    # check, the same message, from a tournament, a match, the command line and the ladder.
+    odd = "games must be an even number of at least 2 (each opening is played from both seats), got 7"
+    shard = "shard 3 of 3: k must be 0 to n-1 and n at least 1"
+    with pytest.raises(awale.TournamentError, match=re.escape(f"match: {odd}")):
+        awale.match("greedy", "random", games=7)
+    with pytest.raises(awale.TournamentError, match=re.escape(f"match: {shard}")):
+        awale.match("greedy", "random", games=8, shard=(3, 3))
+    with pytest.raises(awale.TournamentError, match=re.escape(f"tournament: {shard}")):
+        awale.tournament(["greedy", "random"], games=8, shard=(3, 3), out=tmp_path / "t")
+    assert not (tmp_path / "t" / "tournament.json").exists()
+    with pytest.raises(awale.TournamentError, match="games per pairing must be at least 1"):
+        awale.tournament(["greedy", "random"], games=0)
+    capfd.readouterr()
+    assert awale._core.main(["match", "greedy", "random", "--games", "7"]) == 2
+    assert odd in capfd.readouterr().err
+    if HAS_TRAINER:
+        with pytest.raises(awale.ConfigError, match=re.escape(odd)):
+            awale.ladder(tmp_path / "nothing", out=tmp_path / "ladder", games=7)
+
+
 def test_bad_matches_are_refused_with_the_reason():
     with pytest.raises(ValueError, match="below elo1"):
         awale.match("greedy", "random", sprt="elo0=5,elo1=0")
