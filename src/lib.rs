@@ -34,6 +34,7 @@ pub use rules::{
 };
 pub use state::{outcome_from_scores, EndReason, MoveInfo, PositionKey, State, Status};
 
+pub mod agent_kinds;
 pub mod agents;
 /// AlphaZero-family search, self-play, replay data, training config and checkpoints, without a
 /// tensor library (the network is a trait; `train` adds the burn one).

@@ -90,7 +90,7 @@ fn layer(module: &str) -> Option<u8> {
         "endgame" | "tournament" | "matchplay" | "bench" => 3,
         "az" => 4,
         "train" => 5,
-        "cli" | "python" => 6,
+        "cli" | "python" | "agent_kinds" => 6,
         _ => return None,
     })
 }
@@ -166,8 +166,8 @@ fn the_import_reader_sees_what_the_compiler_sees() {
     assert!(from("src/agents/kind.rs").contains("src/engine/rules/mod.rs"));
     // The registry names `AgentFactory` through the agents' facade (`pub use kind::…`).
     assert!(from("src/agents/registry.rs").contains("src/agents/kind.rs"));
-    // A facade is not an edge: `src/agents/mod.rs` re-exports the registry.
-    assert!(!from("src/lib.rs").contains("src/agents/registry.rs"));
+    // A facade is not an edge: `src/lib.rs` declares and re-exports, it imports nothing.
+    assert!(from("src/lib.rs").is_empty(), "{:?}", from("src/lib.rs"));
 }
 
 const FIGURES_BEGIN: &str = "<!-- figures: begin -->";

@@ -891,6 +891,8 @@ fn match_prints_the_elo_interval_as_its_two_ends() {
         "{line}: {nums:?}"
     );
     assert!(nums[2] <= nums[0] && nums[0] <= nums[3], "{line}");
+}
+
 /// The shared game flags fill the library's one game run: its checks, and their messages, are
 /// the command's.
 #[test]

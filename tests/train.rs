@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 
 use awale::agents::Turn;
-use awale::tournament::GameRunConfig;
 use awale::az::checkpoint::{Checkpoint, CheckpointError};
 use awale::search::{
     completed_sigma, considered_visit_sequence, gumbel_improved_policy, Search, SearchKind,
     SearchSettings, UniformEvaluator, MAX_ACTIONS,
 };
+use awale::tournament::GameRunConfig;
 use awale::train::training::{run, RunOptions};
 use awale::train::{LeafEvaluator, TrainConfig, TrainError, Trainer};
 use awale::{Game, Rules, State};

@@ -6,7 +6,7 @@
 //! built-in kinds (`random`, `greedy`, `alphabeta`, `perfect`, `mcts`) are declared next to their
 //! agents as [`AgentKind`]s, which give the options, their defaults and their help; the listing
 //! ([`Registry::help`], printed by `awale tournament --help`) is derived from them.
-//! [`Registry::available`] adds `nn` (a trained network) in a build with the `train` feature;
+//! [`crate::agent_kinds::available`] adds `nn` (a trained network) in a build with the `train` feature;
 //! [`Registry::register`] adds any other kind.
 //!
 //! ```
@@ -53,7 +53,7 @@ impl fmt::Debug for RegistryEntry {
 }
 
 /// The kinds of agents that specs may name, each with its factory. [`Registry::builtin`] has
-/// `random`, `greedy`, `alphabeta`, `perfect` and `mcts`; [`Registry::available`] adds `nn` in a
+/// `random`, `greedy`, `alphabeta`, `perfect` and `mcts`; [`crate::agent_kinds::available`] adds `nn` in a
 /// build with the trainer; [`Registry::register`] and [`Registry::register_kind`] add more.
 ///
 /// ```
@@ -95,15 +95,6 @@ impl Registry {
         r.register_kind(&perfect::KIND);
         r.register_kind(&mcts::KIND);
         r
-    }
-
-    /// Every kind this build of the library knows: here, without the `train` feature, the
-    /// built-in ones. With `train`, the trainer defines this function instead (in
-    /// `src/train/inference.rs`, beside `nn`), so that the agents layer never names the layer
-    /// above it. The command line and the Python module use it.
-    #[cfg(not(feature = "train"))]
-    pub fn available() -> Registry {
-        Registry::builtin()
     }
 
     /// Adds (or replaces) a kind declared as an [`AgentKind`]: its options, their help and its

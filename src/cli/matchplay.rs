@@ -63,7 +63,10 @@ pub struct Args {
 }
 
 fn after_help() -> String {
-    format!("{AFTER_HELP}\n{}{EXAMPLES}", Registry::available().help())
+    format!(
+        "{AFTER_HELP}\n{}{EXAMPLES}",
+        awale::agent_kinds::available().help()
+    )
 }
 
 /// One agent from a spec argument.
@@ -81,7 +84,7 @@ fn entrant(registry: &Registry, text: &str, rules: &Rules) -> Result<Entrant, Aw
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = args.rules.parse()?;
-    let registry = Registry::available();
+    let registry = awale::agent_kinds::available();
     let a = entrant(&registry, &args.a, &rules)?;
     let b = entrant(&registry, &args.b, &rules)?;
     let mut cfg = MatchConfig::new(rules);

@@ -92,7 +92,7 @@ fn opponents(
         )
         .into());
     }
-    let registry = awale::agents::Registry::available();
+    let registry = awale::agent_kinds::available();
     let mut seats: Seats = Vec::with_capacity(players);
     let mut k = 0;
     for seat in 0..players {

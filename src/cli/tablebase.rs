@@ -127,7 +127,7 @@ fn accuracy(args: AccuracyArgs) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = args.rules.parse()?;
     let table = Tablebase::open(&args.dir, &rules, Some(args.max_seeds))?;
     let specs = awale::agents::parse_agent_list(&args.agents)?;
-    let registry = awale::agents::Registry::available();
+    let registry = awale::agent_kinds::available();
     let mut agents = Vec::new();
     for spec in &specs {
         agents.push(registry.build(spec, &rules)?);

@@ -79,14 +79,14 @@ pub struct Args {
 fn after_help() -> String {
     format!(
         "{AFTER_HELP}{}{EXAMPLES}",
-        awale::agents::Registry::available().help()
+        awale::agent_kinds::available().help()
     )
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = args.rules.parse()?;
-    let registry = awale::agents::Registry::available();
+    let registry = awale::agent_kinds::available();
     let mut specs = parse_agent_list(&args.agents)?;
     let format = match &args.gauntlet {
         None => Format::RoundRobin,

@@ -13,7 +13,6 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use super::callable_policy::CallablePolicy;
 use super::env_spec::{find_option, EnvConfig, OptionDef, OptionKind, OPTIONS, SPACE_OPTIONS};
 use super::{rules_arg, seed_arg, type_name, value_error, PyRules};
-use crate::agents::Registry;
 use crate::batch::{ObsDtype, Opponent};
 
 /// Reads an integer argument that must lie in `lo..=hi`.
@@ -239,7 +238,7 @@ pub(crate) fn read_options(
             )));
         }
     }
-    let registry = Registry::available();
+    let registry = crate::agent_kinds::available();
     let mut cfg = EnvConfig::default();
     let mut callable = None;
     for opt in OPTIONS.iter().filter(|o| o.takes(flavour)) {

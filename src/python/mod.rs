@@ -25,6 +25,7 @@ mod env_options;
 mod env_spec;
 mod evaluator;
 mod game;
+mod game_run;
 mod network;
 mod search;
 mod tablebase;

@@ -386,7 +386,7 @@ pub(crate) fn run_ladder(
     run: &Bound<'_, pyo3::types::PyDict>,
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    let run = super::tournament::game_run_arg(run)?;
+    let run = super::game_run::game_run_arg(run)?;
     #[cfg(not(feature = "train"))]
     {
         let _ = (py, runs, anchors, out, sims, run, progress);
@@ -401,9 +401,9 @@ pub(crate) fn run_ladder(
         }
         cfg.sims = sims;
         cfg.run = run;
-        let shared = std::sync::Arc::new(super::tournament::Shared::default());
+        let shared = std::sync::Arc::new(super::game_run::Shared::default());
         let report =
-            super::tournament::run_in_background(py, shared, progress, "ladder", move |obs| {
+            super::game_run::run_in_background(py, shared, progress, "ladder", move |obs| {
                 Ok(run_ladder(&cfg, &crate::train::registry(), obs))
             })?
             .map_err(train_error)?;

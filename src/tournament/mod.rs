@@ -68,6 +68,7 @@ use crate::agents::{Agent, AgentSpec, Registry};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 
+mod game_result;
 mod game_run;
 mod progress_bar;
 mod report;
@@ -75,10 +76,11 @@ mod run;
 mod schedule;
 mod store;
 
+pub use game_result::GameResult;
 pub use game_run::{GameRunConfig, GameRunError};
 pub use progress_bar::ProgressBar;
 pub use report::{first_places, FirstPlaces, Standing, TournamentReport};
-pub use run::{run, run_observed, GameResult, Progress, TournamentObserver};
+pub use run::{run, run_observed, Progress, TournamentObserver};
 pub use schedule::{opening, schedule, ScheduledGame};
 
 /// Builds a fresh agent for one game.

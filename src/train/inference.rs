@@ -219,15 +219,6 @@ pub fn registry() -> Registry {
     r
 }
 
-impl Registry {
-    /// Every kind this build of the library knows: the built-in ones and `nn` (this build has
-    /// the `train` feature; without it, `src/agents/registry.rs` defines this function). The
-    /// command line and the Python module use it.
-    pub fn available() -> Registry {
-        registry()
-    }
-}
-
 /// Adds the `nn` kind to `registry`: `nn:path=FILE[,sims=N][,search=gumbel|puct]`. Networks
 /// are loaded once per path and shared by the agents built from them.
 pub fn register_agents(registry: &mut Registry) {

@@ -197,7 +197,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     ));
     let token = access.token.clone();
     let state = Arc::new(session::AppState::new(
-        awale::agents::Registry::available(),
+        awale::agent_kinds::available(),
         admission,
         args.max_games,
     ));
