@@ -9,23 +9,10 @@ use std::path::Path;
 mod architecture_graph;
 use architecture_graph::Graph;
 
+/// Every source file of `src/` (Rust and the page), relative to the crate root.
 fn source_files(dir: &Path, out: &mut Vec<String>) {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            source_files(&path, out);
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("rs") | Some("html")
-        ) {
-            let rel = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
-            out.push(rel.to_string_lossy().replace('\\', "/"));
-        }
-    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    architecture_graph::files_with(dir, root, &["rs", "html"], out);
 }
 
 /// The `src/…` paths a text names (a path ends at a character that cannot be in one).

@@ -40,7 +40,7 @@ impl Graph {
     /// Reads every `.rs` file under `root/src`.
     pub fn read(root: &Path) -> Graph {
         let mut files = Vec::new();
-        rust_files(&root.join("src"), root, &mut files);
+        files_with(&root.join("src"), root, &["rs"], &mut files);
         let mut modules = BTreeMap::new();
         for f in &files {
             if let Some(m) = module_path(f) {
@@ -251,7 +251,8 @@ impl Resolver<'_> {
     }
 }
 
-fn rust_files(dir: &Path, root: &Path, out: &mut Vec<String>) {
+/// The files under `dir` whose extension is one of `exts`, as paths relative to `root`, sorted.
+pub fn files_with(dir: &Path, root: &Path, exts: &[&str], out: &mut Vec<String>) {
     let mut entries: Vec<_> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -259,8 +260,11 @@ fn rust_files(dir: &Path, root: &Path, out: &mut Vec<String>) {
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            rust_files(&path, root, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            files_with(&path, root, exts, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| exts.iter().any(|x| e == *x))
+        {
             let rel = path.strip_prefix(root).unwrap();
             out.push(rel.to_string_lossy().replace('\\', "/"));
         }
