@@ -109,7 +109,7 @@ fn layers_only_look_down() {
         }
     }
     assert!(
-        upward.len() < 1,
+        upward.is_empty(),
         "imports that look up a layer: {upward:#?}"
     );
     assert!(graph.edges.values().map(BTreeSet::len).sum::<usize>() > 300);

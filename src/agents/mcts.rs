@@ -44,8 +44,6 @@ use crate::error::Result;
 use crate::rules::Rules;
 use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings};
 
-#[allow(unused_imports)]
-
 /// Which tree an [`Mcts`] agent searches with (spec option `tree=`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum MctsTree {
