@@ -178,7 +178,8 @@ fn figures(graph: &Graph) -> String {
     out.push_str(&format!("{FIGURES_BEGIN}\n"));
     out.push_str(
         "Drawn from the code by `tests/architecture.rs` (`AWALE_BLESS=1 cargo test --test \
-         architecture` rewrites them; the test fails when they are stale).\n\n",
+         architecture` rewrites them; the test fails when a file or a circle comes or goes, or a \
+         number is more than 10% off).\n\n",
     );
     out.push_str("| folder | files | lines |\n| --- | ---: | ---: |\n");
     let (mut files, mut lines) = (0, 0);
@@ -196,7 +197,7 @@ fn figures(graph: &Graph) -> String {
     let mut longest: Vec<(&String, &usize)> = graph.lines.iter().collect();
     longest.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     out.push_str("The longest files:\n\n| file | lines |\n| --- | ---: |\n");
-    for (file, n) in longest.iter().take(10) {
+    for (file, n) in longest.iter().take(6) {
         out.push_str(&format!("| `{file}` | {n} |\n"));
     }
     out.push_str(FIGURES_END);
@@ -212,6 +213,7 @@ fn the_architecture_figures_are_those_of_the_code() {
         FIGURES_BEGIN,
         FIGURES_END,
         &fresh,
+        true,
     );
 }
 
@@ -346,14 +348,40 @@ fn file_tables(root: &Path) -> String {
     out
 }
 
+/// Whether two texts have the same words, their numbers (`1,213`, `37369`) within 10% of each
+/// other.
+fn numbers_within_10_percent(a: &str, b: &str) -> bool {
+    let words = |t: &str| -> Vec<String> { t.split_whitespace().map(str::to_string).collect() };
+    let (wa, wb) = (words(a), words(b));
+    let number = |w: &str| -> Option<f64> {
+        let digits: String = w.chars().filter(|c| *c != ',').collect();
+        digits.parse::<f64>().ok()
+    };
+    wa.len() == wb.len()
+        && wa
+            .iter()
+            .zip(&wb)
+            .all(|(x, y)| match (number(x), number(y)) {
+                (Some(p), Some(q)) => {
+                    (p - q).abs() <= 0.1 * q.abs().max(1.0) && (p == 0.0) == (q == 0.0)
+                }
+                _ => x == y,
+            })
+}
+
 /// Checks (or with `AWALE_BLESS` rewrites) the block of `doc` between two markers.
-fn check_block(path: &Path, begin: &str, end: &str, fresh: &str) {
+///
+/// With `close_enough`, a block whose words are those of the fresh one and whose numbers are
+/// within 10% of them passes (line counts move with every edit; files, names and circles may
+/// not); `AWALE_BLESS` still writes the exact figures.
+fn check_block(path: &Path, begin: &str, end: &str, fresh: &str, close_enough: bool) {
     let doc = fs::read_to_string(path).unwrap();
     let (Some(a), Some(b)) = (doc.find(begin), doc.find(end)) else {
         panic!("{} has no {begin} … {end} block", path.display());
     };
     let current = &doc[a..b + end.len()];
-    if current == fresh {
+    let bless = std::env::var_os("AWALE_BLESS").is_some();
+    if current == fresh || (!bless && close_enough && numbers_within_10_percent(current, fresh)) {
         return;
     }
     if std::env::var_os("AWALE_BLESS").is_some() {
@@ -375,5 +403,6 @@ fn the_file_tables_are_the_module_docs() {
         FILES_BEGIN,
         FILES_END,
         &file_tables(root),
+        false,
     );
 }
