@@ -363,7 +363,7 @@ fn search_limits_are_respected() {
         "{r:?}"
     );
     // A node limit is reproducible.
-    let again = AlphaBeta::new(*ab.config()).search(&turn).unwrap();
+    let again = AlphaBeta::new(*ab.settings()).search(&turn).unwrap();
     assert_eq!(
         (r.best, r.value, r.depth, r.nodes),
         (again.best, again.value, again.depth, again.nodes)

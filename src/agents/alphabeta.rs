@@ -251,8 +251,8 @@ impl AlphaBeta {
         self
     }
 
-    /// The settings.
-    pub fn config(&self) -> &AlphaBetaSettings {
+    /// The search's settings.
+    pub fn settings(&self) -> &AlphaBetaSettings {
         &self.cfg
     }
 
