@@ -958,7 +958,8 @@ impl State {
     /// ```
     /// use awale::{Rules, State};
     /// let rules = Rules::abapa();
-    /// let s = State::from_parts(&rules, &[4; 12], &[3, 1], 0, 0).unwrap();
+    /// let pits = [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0]; // 44 seeds on the board, 4 captured
+    /// let s = State::from_parts(&rules, &pits, &[3, 1], 0, 0).unwrap();
     /// assert_eq!(&s.outcome_by_stores(&rules)[..2], &[1.0, -1.0]);
     /// assert_eq!(&s.returns(&rules)[..2], &[0.0, 0.0]); // the game goes on
     /// ```
