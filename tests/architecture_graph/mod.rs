@@ -58,9 +58,11 @@ impl Graph {
         // everyone, a private one for the module and its children), so paths through them
         // resolve to what they import.
         let mut uses: BTreeMap<ModPath, Vec<UsePath>> = BTreeMap::new();
+        let mut rest_of: BTreeMap<String, String> = BTreeMap::new();
         for (m, f) in &modules {
-            let (found, _) = use_statements(&code[f]);
+            let (found, rest) = use_statements(&code[f]);
             uses.insert(m.clone(), found);
+            rest_of.insert(f.clone(), rest);
         }
         let mut g = Graph {
             modules,
@@ -72,7 +74,7 @@ impl Graph {
             uses: &uses,
         };
         for (m, f) in &g.modules {
-            let (found, rest) = use_statements(&code[f]);
+            let (found, rest) = (&uses[m], &rest_of[f]);
             let facade = f.ends_with("/mod.rs") || f == "src/lib.rs";
             let mut to = BTreeSet::new();
             for u in found.iter().filter(|u| !(facade && u.public)) {
@@ -80,7 +82,7 @@ impl Graph {
                     to.insert(target);
                 }
             }
-            for path in inline_paths(&rest) {
+            for path in inline_paths(rest) {
                 if let Some(target) = resolver.file_of(m, &path) {
                     to.insert(target);
                 }
