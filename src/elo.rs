@@ -190,6 +190,23 @@ impl EloFit {
 /// anchor by games, or when a rating is unbounded (all wins or all losses without a prior).
 pub fn fit(m: &Matchups, cfg: &EloConfig) -> Result<EloFit> {
     let n = m.len();
+    check_config(cfg, n)?;
+    connected(&m.names, cfg.anchor, |i, j| m.games(i, j) > 0)?;
+    // Points with the prior.
+    let mut s = vec![vec![0f64; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            if i != j && m.games(i, j) > 0 {
+                s[i][j] = m.points(i, j) + 0.5 * cfg.prior_draws;
+            }
+        }
+    }
+    let (r, inverse, iterations) = bradley_terry(&s, cfg.anchor)?;
+    Ok(elo_fit(&m.names, cfg, &r, &inverse, iterations))
+}
+
+/// Refuses an anchor outside the `n` players and a prior that is not a number `>= 0`.
+pub(crate) fn check_config(cfg: &EloConfig, n: usize) -> Result<()> {
     if cfg.anchor >= n {
         return Err(AwaleError::Tournament(format!(
             "the Elo anchor is player {} but there are {n} players",
@@ -202,13 +219,23 @@ pub fn fit(m: &Matchups, cfg: &EloConfig) -> Result<EloFit> {
             cfg.prior_draws
         )));
     }
-    // Connectivity to the anchor.
+    Ok(())
+}
+
+/// Refuses players that no chain of games (`met(i, j)`) connects to the anchor: their ratings
+/// are undetermined.
+pub(crate) fn connected(
+    names: &[String],
+    anchor: usize,
+    met: impl Fn(usize, usize) -> bool,
+) -> Result<()> {
+    let n = names.len();
     let mut seen = vec![false; n];
-    let mut queue = VecDeque::from([cfg.anchor]);
-    seen[cfg.anchor] = true;
+    let mut queue = VecDeque::from([anchor]);
+    seen[anchor] = true;
     while let Some(i) = queue.pop_front() {
         for j in 0..n {
-            if !seen[j] && m.games(i, j) > 0 {
+            if !seen[j] && met(i, j) {
                 seen[j] = true;
                 queue.push_back(j);
             }
@@ -216,25 +243,29 @@ pub fn fit(m: &Matchups, cfg: &EloConfig) -> Result<EloFit> {
     }
     let lost: Vec<&str> = (0..n)
         .filter(|&i| !seen[i])
-        .map(|i| m.names[i].as_str())
+        .map(|i| names[i].as_str())
         .collect();
     if !lost.is_empty() {
         return Err(AwaleError::Tournament(format!(
             "no games connect {} to the anchor {}; their ratings are undetermined",
             lost.join(", "),
-            m.names[cfg.anchor]
+            names[anchor]
         )));
     }
-    // Points with the prior.
-    let mut s = vec![vec![0f64; n]; n];
-    for i in 0..n {
-        for j in 0..n {
-            if i != j && m.games(i, j) > 0 {
-                s[i][j] = m.points(i, j) + 0.5 * cfg.prior_draws;
-            }
-        }
-    }
-    let free: Vec<usize> = (0..n).filter(|&i| i != cfg.anchor).collect();
+    Ok(())
+}
+
+/// The maximum-likelihood Bradley–Terry strengths (natural-log units, the anchor at 0) of the
+/// points `s[i][j]` that `i` scored against `j` (the prior included; `s[i][j] + s[j][i]` is
+/// their number of games), by Newton's method with a backtracking line search. Returns the
+/// strengths, the inverse of the observed information over the players other than the anchor
+/// (in their order), and the iterations.
+pub(crate) fn bradley_terry(
+    s: &[Vec<f64>],
+    anchor: usize,
+) -> Result<(Vec<f64>, Vec<Vec<f64>>, usize)> {
+    let n = s.len();
+    let free: Vec<usize> = (0..n).filter(|&i| i != anchor).collect();
     let k = free.len();
     let mut r = vec![0f64; n];
     let loglik = |r: &[f64]| -> f64 {
@@ -311,16 +342,30 @@ pub fn fit(m: &Matchups, cfg: &EloConfig) -> Result<EloFit> {
             }
         }
     }
-    let (_, info) = derivatives(&r);
-    let inv = if k > 0 {
+    let inverse = if k > 0 {
+        let (_, info) = derivatives(&r);
         invert(&info).ok_or_else(unbounded)?
     } else {
         Vec::new()
     };
+    Ok((r, inverse, iterations))
+}
+
+/// The fit of strengths `r` (natural-log units) with covariance `cov` over the players other
+/// than the anchor (in their order, natural-log units squared), on the Elo scale.
+pub(crate) fn elo_fit(
+    names: &[String],
+    cfg: &EloConfig,
+    r: &[f64],
+    cov_free: &[Vec<f64>],
+    iterations: usize,
+) -> EloFit {
+    let n = r.len();
+    let free: Vec<usize> = (0..n).filter(|&i| i != cfg.anchor).collect();
     let mut cov = vec![vec![0f64; n]; n];
     for (a, &i) in free.iter().enumerate() {
         for (b, &j) in free.iter().enumerate() {
-            cov[i][j] = inv[a][b] * ELO_PER_NAT * ELO_PER_NAT;
+            cov[i][j] = cov_free[a][b] * ELO_PER_NAT * ELO_PER_NAT;
         }
     }
     let ratings: Vec<f64> = r
@@ -328,8 +373,8 @@ pub fn fit(m: &Matchups, cfg: &EloConfig) -> Result<EloFit> {
         .map(|x| cfg.anchor_rating + x * ELO_PER_NAT)
         .collect();
     let stderr: Vec<f64> = (0..n).map(|i| cov[i][i].max(0.0).sqrt()).collect();
-    Ok(EloFit {
-        names: m.names.clone(),
+    EloFit {
+        names: names.to_vec(),
         anchor: cfg.anchor,
         lower: (0..n).map(|i| ratings[i] - Z95 * stderr[i]).collect(),
         upper: (0..n).map(|i| ratings[i] + Z95 * stderr[i]).collect(),
@@ -337,11 +382,11 @@ pub fn fit(m: &Matchups, cfg: &EloConfig) -> Result<EloFit> {
         stderr,
         covariance: cov,
         iterations,
-    })
+    }
 }
 
 #[inline]
-fn sigmoid(x: f64) -> f64 {
+pub(crate) fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 

@@ -21,7 +21,7 @@ extern crate self as awale;
 /// The engine (`src/engine/`): rules, positions, games, notation, perft.
 pub mod engine;
 pub use engine::{
-    board_index, choice, error, game, history, notation, perft, presets, rules, state,
+    board_index, choice, error, game, history, notation, perft, presets, rules, state, utility,
 };
 
 pub use error::{AwaleError, Result};
@@ -33,6 +33,7 @@ pub use rules::{
     MAX_PLAYERS,
 };
 pub use state::{outcome_from_scores, EndReason, MoveInfo, PositionKey, State, Status};
+pub use utility::Utility;
 
 pub mod agent_kinds;
 pub mod agents;
@@ -44,6 +45,7 @@ pub mod bench;
 pub mod elo;
 pub mod endgame;
 pub mod matchplay;
+pub mod placing;
 pub mod search;
 pub mod sprt;
 pub mod tablebase;

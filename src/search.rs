@@ -11,8 +11,8 @@
 //! statistics hold the sum of each player's value over the simulations through it, and a node
 //! chooses among its children by the value of *its* player to move. In a 2-player game this is
 //! ordinary negamax. Finished games (ended by the rules, or cut off at the ply limit and
-//! adjudicated by the stores) are scored exactly: +1 for a sole leader, 0 for a shared lead,
-//! -1 for the others. Repetitions inside the tree are detected only when the caller gives the
+//! adjudicated by the stores) are scored exactly by the settings' [`Utility`] (by default the
+//! rules' returns: +1 for a sole leader, 0 for a shared lead, -1 for the others). Repetitions inside the tree are detected only when the caller gives the
 //! game's repetition window ([`Search::set_history`]; the `mcts` agent does); otherwise only the
 //! game's own history knows them.
 //!
@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
 use crate::state::{PositionKey, State};
+use crate::utility::Utility;
 
 /// The most houses per player a network and search support.
 pub const MAX_ACTIONS: usize = 16;
@@ -94,6 +95,35 @@ pub struct SearchSettings {
     pub c_scale: f32,
     /// UCT exploration constant (values lie in [-1, 1]).
     pub c_uct: f32,
+    /// What a finished or cut-off game in the tree is worth to each player
+    /// ([`Utility`]; the evaluator's values should mean the same).
+    pub utility: Utility,
+    /// Whose value each node maximises: its own mover's (max^n, the default) or, with three
+    /// or more players, the root player's for him and its opposite for everyone else
+    /// (*paranoid*: the others play against him). The same with two players.
+    pub backup: Backup,
+}
+
+/// Whose value a node of the tree maximises ([`SearchSettings::backup`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backup {
+    /// Every player maximises his own value (max^n; negamax with two players).
+    #[default]
+    Maxn,
+    /// The root player maximises his value, every other player minimises it.
+    Paranoid,
+}
+
+impl std::str::FromStr for Backup {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Backup, String> {
+        match s {
+            "maxn" => Ok(Backup::Maxn),
+            "paranoid" => Ok(Backup::Paranoid),
+            _ => Err(format!("'{s}' is not a backup (maxn, paranoid)")),
+        }
+    }
 }
 
 /// What the network says about a position: policy logits over the mover's houses and the value
@@ -158,7 +188,7 @@ struct Node {
 }
 
 impl Node {
-    fn new(state: State, parent: u32, rules: &Rules) -> Node {
+    fn new(state: State, parent: u32, rules: &Rules, utility: Utility) -> Node {
         let terminal = state.is_over();
         Node {
             state,
@@ -169,7 +199,7 @@ impl Node {
             logits: [0.0; MAX_ACTIONS],
             prior: [0.0; MAX_ACTIONS],
             raw_value: if terminal {
-                state.outcome_by_stores(rules)
+                utility.values(&state.scores()[..rules.players as usize])
             } else {
                 [0.0; MAX_PLAYERS]
             },
@@ -253,7 +283,8 @@ impl Search {
     pub fn start(&mut self, root: State, budget: u32, noise: bool, gumbel_scale: f32) {
         debug_assert!(!root.is_over());
         self.nodes.clear();
-        self.nodes.push(Node::new(root, NONE, &self.rules));
+        self.nodes
+            .push(Node::new(root, NONE, &self.rules, self.settings.utility));
         self.budget = budget;
         self.sims = 0;
         self.noise = noise;
@@ -344,7 +375,7 @@ impl Search {
                         s.end_by_repetition(&self.rules);
                     }
                     let idx = self.nodes.len() as u32;
-                    let mut new = Node::new(s, node, &self.rules);
+                    let mut new = Node::new(s, node, &self.rules, self.settings.utility);
                     new.captured = captured;
                     self.nodes.push(new);
                     self.nodes[node as usize].children[a] = idx;
@@ -437,10 +468,23 @@ impl Search {
         }
     }
 
-    /// Visits and mean values (for the node's mover) of a node's children.
+    /// Whose value the node maximises, and with which sign ([`Backup`]): its mover's (max^n),
+    /// or the root player's, negated where someone else moves (paranoid).
+    fn perspective(&self, nd: &Node) -> (usize, f32) {
+        let mover = nd.state.to_move();
+        match self.settings.backup {
+            Backup::Maxn => (mover, 1.0),
+            Backup::Paranoid => {
+                let root = self.nodes[0].state.to_move();
+                (root, if mover == root { 1.0 } else { -1.0 })
+            }
+        }
+    }
+
+    /// Visits and mean values (for the node's mover, as [`Backup`] says) of a node's children.
     fn child_stats(&self, node: u32) -> ([u32; MAX_ACTIONS], [f32; MAX_ACTIONS]) {
         let nd = &self.nodes[node as usize];
-        let mover = nd.state.to_move();
+        let (player, sign) = self.perspective(nd);
         let mut n = [0u32; MAX_ACTIONS];
         let mut q = [0f32; MAX_ACTIONS];
         for a in 0..self.rules.houses as usize {
@@ -448,7 +492,7 @@ impl Search {
             if c != NONE && self.nodes[c as usize].n > 0 {
                 let ch = &self.nodes[c as usize];
                 n[a] = ch.n;
-                q[a] = ch.w[mover] / ch.n as f32;
+                q[a] = sign * ch.w[player] / ch.n as f32;
             }
         }
         (n, q)
@@ -458,12 +502,13 @@ impl Search {
         let nd = &self.nodes[node as usize];
         let (n, q) = self.child_stats(node);
         let h = self.rules.houses as usize;
+        let (player, sign) = self.perspective(nd);
         completed_sigma(
             &nd.prior_for_mix(h),
             nd.legal,
             &q[..h],
             &n[..h],
-            nd.raw_value[nd.state.to_move()],
+            sign * nd.raw_value[player],
             self.settings.c_visit,
             self.settings.c_scale,
         )
@@ -501,8 +546,8 @@ impl Search {
         let mut best = Best::default();
         match self.settings.kind {
             SearchKind::Puct => {
-                let mover = nd.state.to_move();
-                let fpu = nd.w[mover] / nd.n.max(1) as f32;
+                let (player, sign) = self.perspective(nd);
+                let fpu = sign * nd.w[player] / nd.n.max(1) as f32;
                 let sqrt_n = (nd.n.max(1) as f32).sqrt();
                 for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
                     let qa = if n[a] > 0 { q[a] } else { fpu };

@@ -491,3 +491,48 @@ fn every_training_recipe_is_built_in_by_name_and_equals_its_file() {
         assert!(e.contains("a path to a TOML file is also accepted"), "{e}");
     }
 }
+
+/// The value targets of owaré for 3 are the config's utility: the rules' returns (+1, 0 for a
+/// shared first place, -1) or each player's share of the first place (`first`: 2/k - 1 for a
+/// first place shared by k, -1 below it), which sums to 2 - 3 = -1 in every game.
+#[test]
+fn self_play_learns_the_configs_utility() {
+    let rules: Rules = "oware3".parse().unwrap();
+    for (utility, allowed) in [
+        ("outcome", vec![1.0f32, 0.0, -1.0]),
+        ("first", vec![1.0, 0.0, -1.0 / 3.0, -1.0]),
+    ] {
+        let mut cfg = TrainConfig::tiny();
+        cfg.rules = "oware3".into();
+        cfg.search.simulations = 8;
+        cfg.search.fast_simulations = 2;
+        cfg.set(&format!("search.utility={utility}")).unwrap();
+        let s = SelfPlaySettings::from_config(&cfg);
+        let mut sp = SelfPlay::with_threads(rules, s, 6, 1);
+        let mut buf = ReplayBuffer::new(10_000);
+        let stats = sp.run(|| UniformEvaluator, 300, &mut buf);
+        assert!(stats.games > 0);
+        let mut shared = false;
+        for i in 0..buf.len() {
+            let v = &buf.get(i).value[..3];
+            assert!(
+                v.iter()
+                    .all(|x| allowed.iter().any(|a| (a - x).abs() < 1e-6)),
+                "{utility}: {v:?}"
+            );
+            if utility == "first" {
+                let sum: f32 = v.iter().sum();
+                assert!((sum + 1.0).abs() < 1e-5, "{v:?}");
+            }
+            shared |= v.iter().any(|x| x.abs() < 0.99);
+        }
+        assert!(
+            shared,
+            "{utility}: no shared first place in {} games",
+            stats.games
+        );
+    }
+    let mut cfg = TrainConfig::tiny();
+    let e = cfg.set("search.utility=best").unwrap_err().to_string();
+    assert!(e.contains("best"), "{e}");
+}

@@ -142,6 +142,68 @@ fn the_ladder_rates_two_runs_and_anchors_and_resumes_to_the_same_result() {
 }
 
 #[test]
+fn the_ladder_rates_networks_of_three_players_by_their_placings() {
+    let root = tempdir("ladder3");
+    let (a, b) = (root.join("alpha"), root.join("beta"));
+    tiny_run(&a, "oware3", 1);
+    tiny_run(&b, "oware3", 2);
+    let registry = awale::train::registry();
+    let mut cfg = LadderConfig::new(vec![a.clone(), b.clone()], root.join("out"));
+    cfg.anchors = vec!["random,mcts:sims=20".into()];
+    cfg.run.games = 6; // each opening in the 6 seatings of 3 players
+    cfg.sims = 4;
+    cfg.run.max_plies = 80;
+    let r = run_ladder(&cfg, &registry, &()).unwrap();
+    // 4 generations a run: 2 windows of 3 each, 8 boards with the two anchors, none of
+    // anchors alone (2 < 3).
+    assert_eq!(r.pairings, 2 * 2 + 8);
+    assert!(matches!(
+        r.tournament.format,
+        awale::tournament::Format::Tables(_)
+    ));
+    assert!(r.tournament.complete);
+    assert!(r.entries.iter().all(|e| e.elo.is_some() && e.games > 0));
+    assert_eq!(r.tournament.first_places.len(), 10);
+    // The placing rating: intervals around every rating but the anchor's.
+    for e in r.entries.iter().filter(|e| e.name != "random") {
+        let (lo, elo, hi) = (e.low.unwrap(), e.elo.unwrap(), e.high.unwrap());
+        assert!(lo < elo && elo < hi, "{}: {lo} {elo} {hi}", e.name);
+    }
+    // Two runs need at least 2 anchors to fill the boards and join the runs.
+    cfg.anchors = vec!["random".into()];
+    cfg.out = root.join("one-anchor");
+    let e = run_ladder(&cfg, &registry, &()).unwrap_err().to_string();
+    assert!(e.contains("at least 2 anchors"), "{e}");
+    // The network's search options at play: checked, then played.
+    let rules: Rules = "oware3".parse().unwrap();
+    let gen = generations::generation_path(&a, 2);
+    let build = |opts: &str| {
+        let spec = format!("nn:path={},{opts}", gen.display());
+        Entrant::from_spec(&registry, &spec.parse().unwrap(), &rules)
+    };
+    for (opts, why) in [
+        ("rollouts=1.5", "rollouts: 1.5 is not in [0, 1]"),
+        ("backup=sideways", "'sideways' is not a backup"),
+        ("c_puct=-1", "c_puct"),
+        ("search=best", "not a search kind"),
+    ] {
+        let e = build(opts).unwrap_err().to_string();
+        assert!(e.contains(why), "{opts}: {e}");
+    }
+    let game = Game::with_seed(rules, 1);
+    for opts in [
+        "sims=16,search=puct,rollouts=0.5",
+        "sims=16,search=puct,backup=paranoid",
+    ] {
+        let mut agent = build(opts).unwrap().make().unwrap();
+        agent.reset(3);
+        let mv = agent.select(&Turn::from_game(&game)).unwrap();
+        assert!(game.legal_mask() >> mv & 1 == 1, "{opts}: {mv}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
 fn ladder_errors_say_what_is_wrong() {
     let root = tempdir("ladder-errors");
     let registry = awale::train::registry();

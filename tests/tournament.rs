@@ -637,3 +637,53 @@ fn first_places_count_the_winners_of_multi_player_games() {
     );
     assert!(two.unwrap().first_places.is_empty());
 }
+
+#[test]
+fn multi_player_tournaments_rate_placings_and_time_the_agents() {
+    let rules: Rules = "oware3".parse().unwrap();
+    let mut cfg = config(rules, 12);
+    let players = entrants(
+        &["random", "random:name=r2", "greedy", "greedy:name=g2"],
+        &rules,
+    );
+    // Chosen tables: any number of them, each filling the board.
+    cfg.format = Format::Tables(vec![
+        vec!["random".into(), "r2".into(), "greedy".into()],
+        vec!["r2".into(), "greedy".into(), "g2".into()],
+    ]);
+    let report = run(&cfg, &players).unwrap();
+    assert_eq!(report.games_played, 24);
+    // The placing rating (awale::placing) of the finishing orders: every agent rated, the
+    // anchor (random) at 0, intervals around the others.
+    let elo = report.elo.as_ref().expect("a placing rating");
+    assert_eq!(elo.ratings[0], 0.0);
+    for i in 1..4 {
+        assert!(elo.lower[i] < elo.ratings[i] && elo.ratings[i] < elo.upper[i]);
+    }
+    // Thinking time of every agent in this run, beside the results (not in results.json).
+    assert_eq!(report.clock.len(), 4);
+    assert!(report
+        .clock
+        .iter()
+        .all(|c| c.moves > 0 && c.ms_per_move().is_some()));
+    assert!(report.clock_table().contains("time per move"));
+    // Bad tables are refused with the reason.
+    for (tables, why) in [
+        (
+            vec![vec!["random".to_string(), "r2".to_string()]],
+            "cannot fill a 3-player board",
+        ),
+        (
+            vec![vec!["random".into(), "random".into(), "greedy".into()]],
+            "sits twice",
+        ),
+        (
+            vec![vec!["random".into(), "r2".into(), "nobody".into()]],
+            "'nobody' is not among the agents",
+        ),
+    ] {
+        cfg.format = Format::Tables(tables);
+        let e = run(&cfg, &players).unwrap_err().to_string();
+        assert!(e.contains(why), "{e}");
+    }
+}

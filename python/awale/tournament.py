@@ -191,7 +191,11 @@ class TournamentResult:
         first_places: in games of three or more players, one dict per agent (crosstable order):
             ``name``, ``games``, ``won`` (alone), ``shared`` (first places shared), ``share``
             (of the wins; a first place shared by k counts 1/k), ``fair_share`` (1/players),
-            ``lower`` and ``upper`` (95% interval of ``share``); empty for 2-player games.
+            ``lower`` and ``upper`` (95% interval of ``share``); empty for 2-player games. With
+            three or more players the ratings are the placing rating of the finishing orders
+            (``awale::placing``: Plackett–Luce, intervals that count each game once).
+        time_per_move: mean milliseconds per move of each agent in the games this call played
+            (not those resumed from ``out=``, nor those played on Ray workers).
         rules, format, gauntlet, anchor, anchor_rating, elo_error, end_reasons, mean_plies.
         records: the game records (``awale.Game.from_record`` replays them); ``game_results``
             the games as dicts (seats, scores, points, end, plies, record ...).
@@ -224,6 +228,9 @@ class TournamentResult:
         self.end_reasons: Dict[str, int] = dict(data.get("end_reasons", {}))
         self.mean_plies: float = float(data.get("mean_plies", 0.0))
         self.first_places: List[Dict[str, Any]] = [dict(f) for f in data.get("first_places", [])]
+        self.time_per_move: Dict[str, float] = {
+            k: float(v) for k, v in data.get("time_per_move", {}).items()
+        }
         self.game_results: List[Dict[str, Any]] = [dict(g) for g in data.get("game_results", [])]
 
     @property

@@ -43,6 +43,7 @@ use super::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
 use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings};
+use crate::utility::Utility;
 
 /// Which tree an [`Mcts`] agent searches with (spec option `tree=`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -64,7 +65,7 @@ impl MctsTree {
     }
 }
 
-/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,time_ms=..,c=..,playout_plies=..,tree=..`).
+/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,time_ms=..,c=..,playout_plies=..,tree=..,utility=..`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MctsConfig {
     /// Simulations per move (at least 1); with `time_ms`, whichever ends first.
@@ -77,6 +78,8 @@ pub struct MctsConfig {
     pub playout_plies: u32,
     /// The tree: the guided search (default) or the classic one.
     pub tree: MctsTree,
+    /// What a finished game or playout is worth ([`Utility`]; the guided tree only).
+    pub utility: Utility,
 }
 
 impl Default for MctsConfig {
@@ -87,6 +90,7 @@ impl Default for MctsConfig {
             c: 1.4,
             playout_plies: 300,
             tree: MctsTree::Guided,
+            utility: Utility::Outcome,
         }
     }
 }
@@ -180,8 +184,8 @@ impl Mcts {
         &self.cfg
     }
 
-    /// The guided search's settings for `c`: UCT, every other constant unused.
-    pub fn settings(c: f32) -> SearchSettings {
+    /// The guided search's settings for `c` and `utility`: UCT, every other constant unused.
+    pub fn settings(c: f32, utility: Utility) -> SearchSettings {
         SearchSettings {
             kind: SearchKind::Uct,
             c_puct: 0.0,
@@ -191,6 +195,8 @@ impl Mcts {
             c_visit: 0.0,
             c_scale: 0.0,
             c_uct: c,
+            utility,
+            backup: crate::search::Backup::Maxn,
         }
     }
 
@@ -251,8 +257,9 @@ impl Mcts {
             let seed = self.rng.random();
             self.guided = Some((
                 *rules,
-                Search::new(*rules, Mcts::settings(self.cfg.c)),
-                PlayoutEvaluator::new(*rules, self.cfg.playout_plies, seed),
+                Search::new(*rules, Mcts::settings(self.cfg.c, self.cfg.utility)),
+                PlayoutEvaluator::new(*rules, self.cfg.playout_plies, seed)
+                    .with_utility(self.cfg.utility),
             ));
         }
         let (_, search, playouts) = self.guided.as_mut().expect("set above");
@@ -385,9 +392,26 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
             },
             show: |c| Some(c.playout_plies.to_string()),
         },
+        AgentOption {
+            key: "utility",
+            help: "what a game is worth: outcome (the rules' returns), first (the share of the first place), rank or seeds; the guided tree only",
+            set: |c, v| {
+                c.utility = v.parse()?;
+                Ok(())
+            },
+            show: |c| Some(c.utility.name().to_string()),
+        },
     ],
     defaults: MctsConfig::default,
-    build: |cfg, spec, _rules| Ok(Box::new(Mcts::new(cfg, 0).with_name(spec.display_name()))),
+    build: |cfg, spec, _rules| {
+        if cfg.tree == MctsTree::Classic && cfg.utility != Utility::Outcome {
+            return Err(spec.error(format!(
+                "utility={} needs the guided tree (tree=classic scores games by their outcome)",
+                cfg.utility
+            )));
+        }
+        Ok(Box::new(Mcts::new(cfg, 0).with_name(spec.display_name())))
+    },
 };
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ use super::stop::{stopped, StopSignal};
 use crate::rules::{CycleRule, Rules};
 use crate::search::{Evaluation, LeafEvaluator};
 use crate::state::{PositionKey, State};
+use crate::utility::Utility;
 
 /// Random playouts as an evaluator (see the [module docs](self)).
 #[derive(Debug, Clone)]
@@ -53,6 +54,7 @@ pub struct PlayoutEvaluator {
     keys: Vec<PositionKey>,
     deadline: Option<Instant>,
     stop: Option<StopSignal>,
+    utility: Utility,
 }
 
 impl PlayoutEvaluator {
@@ -66,7 +68,15 @@ impl PlayoutEvaluator {
             keys: Vec::with_capacity(256),
             deadline: None,
             stop: None,
+            utility: Utility::Outcome,
         }
+    }
+
+    /// Scores the playouts' ends by `utility` instead of the rules' returns
+    /// ([`Utility::Outcome`], the default).
+    pub fn with_utility(mut self, utility: Utility) -> PlayoutEvaluator {
+        self.utility = utility;
+        self
     }
 
     /// Cuts the playouts from now on at `deadline` and once `stop` is raised (read every
@@ -165,7 +175,9 @@ impl LeafEvaluator for PlayoutEvaluator {
         for s in states {
             let end = self.playout(s);
             out.push(Evaluation {
-                values: end.outcome_by_stores(&self.rules),
+                values: self
+                    .utility
+                    .values(&end.scores()[..self.rules.players as usize]),
                 ..Evaluation::default()
             });
         }

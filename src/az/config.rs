@@ -84,6 +84,19 @@ pub struct SearchConfig {
     pub gumbel_c_scale: f32,
     /// UCT: the exploration constant of UCB1.
     pub c_uct: f32,
+    /// What a finished game is worth to each player: the value head's target and the value of
+    /// a finished game in the tree (`outcome`, `first`, `rank`, `seeds`: [`crate::Utility`]).
+    /// The same for 2 players but `seeds`; with more, `outcome` pays 0 to each player sharing
+    /// the first place (however many), `first` pays each his share of it.
+    pub utility: crate::Utility,
+    /// Whose value each node maximises with three or more players: `maxn` (its mover's, the
+    /// default) or `paranoid` (the root player's; the others minimise it).
+    pub backup: crate::search::Backup,
+    /// The selection rule of the trained network at play (the `nn` agent and the
+    /// evaluations), when it differs from self-play's `kind` (absent: `kind`). The owaré
+    /// recipes self-play with `gumbel` and play with `puct` (docs/training.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub play_kind: Option<SearchKind>,
 }
 
 /// Self-play.
@@ -261,6 +274,9 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
             c_uct: 1.4,
+            utility: crate::Utility::Outcome,
+            backup: crate::search::Backup::Maxn,
+            play_kind: None,
         }
     }
 }
@@ -279,7 +295,21 @@ impl SearchSettings {
             c_visit: c.gumbel_c_visit,
             c_scale: c.gumbel_c_scale,
             c_uct: c.c_uct,
+            utility: c.utility,
+            backup: c.backup,
         }
+    }
+}
+
+impl SearchSettings {
+    /// The settings of the trained network at play: [`SearchSettings::from_config`] with
+    /// `play_kind` as the selection rule, when set.
+    pub fn for_play(c: &SearchConfig) -> SearchSettings {
+        let mut s = SearchSettings::from_config(c);
+        if let Some(kind) = c.play_kind {
+            s.kind = kind;
+        }
+        s
     }
 }
 
@@ -671,8 +701,14 @@ impl TrainConfig {
             .rules()
             .map(|r| r.to_string())
             .unwrap_or_else(|_| self.rules.clone());
+        // The utility gives the value head its meaning; named only when it is not the rules'
+        // returns, so that the fingerprints of the runs made before it existed stay the same.
+        let utility = match self.search.utility {
+            crate::Utility::Outcome => String::new(),
+            u => format!(";utility={u}"),
+        };
         format!(
-            "rules={rules};observation={};hidden={:?};seed={}",
+            "rules={rules};observation={};hidden={:?};seed={}{utility}",
             self.observation()
                 .map(|o| o.to_string())
                 .unwrap_or_else(|_| self.network.observation.clone()),

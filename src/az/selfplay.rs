@@ -552,7 +552,7 @@ impl Shard {
                 let keep = self.settings.full_search_prob;
                 let added =
                     tables.extra_samples(rules, &slot.state, &slot.history, &mut slot.rng, keep);
-                let z = crate::state::outcome_from_scores(&scores[..p]);
+                let z = self.settings.search.utility.values(&scores[..p]);
                 // Their value targets are exact, whatever `search_value_mix`.
                 for (state, policy) in added {
                     slot.pending.push(Pending {
@@ -564,7 +564,10 @@ impl Shard {
                 stats.tablebase_ends += 1;
                 (z, scores)
             }
-            None => (slot.state.outcome_by_stores(rules), *slot.state.scores()),
+            None => {
+                let scores = *slot.state.scores();
+                (self.settings.search.utility.values(&scores[..p]), scores)
+            }
         };
         let total = rules.total_seeds().max(1) as f32;
         let mix = self.settings.search_value_mix;
@@ -583,7 +586,7 @@ impl Shard {
                 tables.random_samples(rules, tables.random(), &mut slot.rng)
             {
                 // Each has its own exact result, whatever `search_value_mix`.
-                let z = crate::state::outcome_from_scores(&finals[..p]);
+                let z = self.settings.search.utility.values(&finals[..p]);
                 let (value, score) = targets(&state, p, &z, &z, 0.0, &finals, total);
                 buffer.push(Sample {
                     state,
@@ -597,6 +600,8 @@ impl Shard {
         stats.games += 1;
         stats.positions += slot.pending.len() as u64 + drawn;
         stats.plies += slot.state.ply() as u64;
+        // The statistics count the rules' results, whatever the utility learnt.
+        let z = crate::state::outcome_from_scores(&scores[..p]);
         if z[slot.first] > 0.0 {
             stats.first_player_wins += 1;
         }

@@ -79,9 +79,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     )?;
     print!("{}", report.table());
     println!(
-        "\n{} players, {} pairings, {} of {} games played; results in {} (ladder.csv, ladder.svg, tb/)",
+        "\n{} players, {} {}, {} of {} games played; results in {} (ladder.csv, ladder.svg, tb/)",
         report.entries.len(),
         report.pairings,
+        if matches!(
+            report.tournament.format,
+            awale::tournament::Format::Tables(_)
+        ) {
+            "tables"
+        } else {
+            "pairings"
+        },
         report.tournament.games_played,
         report.tournament.games_scheduled,
         out.display()

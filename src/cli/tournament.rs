@@ -123,6 +123,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     let report = run_observed(&cfg, &entrants, &ProgressBar::new(!args.play.no_progress))?;
     print!("{}", report.table());
+    print!("{}", report.clock_table());
     if let Some(table) = endgame {
         let positions = awale::endgame::endgame_positions(
             &rules,

@@ -15,3 +15,4 @@ pub mod perft;
 pub mod rules;
 pub use rules::presets;
 pub mod state;
+pub mod utility;

@@ -376,7 +376,7 @@ fn report_json(report: &TournamentReport, anchor_rating: f64) -> Value {
         "format": report.format.to_string(),
         "gauntlet": match &report.format {
             Format::Gauntlet(g) => Some(g.clone()),
-            Format::RoundRobin | Format::Pairings(_) => None,
+            Format::RoundRobin | Format::Pairings(_) | Format::Tables(_) => None,
         },
         "names": report.agents,
         "games": report.games_played,
@@ -392,6 +392,11 @@ fn report_json(report: &TournamentReport, anchor_rating: f64) -> Value {
         "elo_error": report.elo_error,
         "end_reasons": report.end_reasons,
         "first_places": report.first_places,
+        "time_per_move": report
+            .clock
+            .iter()
+            .filter_map(|c| Some((c.name.clone(), c.ms_per_move()?)))
+            .collect::<std::collections::BTreeMap<_, _>>(),
         "mean_plies": report.mean_plies,
         "table": report.table(),
         "game_results": games,

@@ -68,6 +68,7 @@ use crate::agents::{Agent, AgentSpec, Registry};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 
+mod clock;
 mod game_result;
 mod game_run;
 mod progress_bar;
@@ -76,6 +77,7 @@ mod run;
 mod schedule;
 mod store;
 
+pub use clock::AgentClock;
 pub use game_result::GameResult;
 pub use game_run::{GameRunConfig, GameRunError};
 pub use progress_bar::ProgressBar;
@@ -182,6 +184,9 @@ pub enum Format {
     /// Only these pairs of entrants (by name, in this order; 2-player rules), e.g. the
     /// neighbours and anchors of a rating ladder.
     Pairings(Vec<(String, String)>),
+    /// Only these tables of entrants, each filling one board (by name; any number of
+    /// players), e.g. the neighbours and anchors of a rating ladder of owaré for 3.
+    Tables(Vec<Vec<String>>),
 }
 
 impl std::fmt::Display for Format {
@@ -190,6 +195,7 @@ impl std::fmt::Display for Format {
             Format::RoundRobin => write!(f, "round-robin"),
             Format::Gauntlet(g) => write!(f, "gauntlet of {g}"),
             Format::Pairings(p) => write!(f, "{} chosen pairings", p.len()),
+            Format::Tables(t) => write!(f, "{} chosen tables", t.len()),
         }
     }
 }

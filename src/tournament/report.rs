@@ -8,9 +8,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::store::{io_err, write_file};
-use super::{Format, GameResult, TournamentConfig};
+use super::{AgentClock, Format, GameResult, TournamentConfig};
 use crate::elo::{fit, EloConfig, EloFit, Matchups};
 use crate::error::{AwaleError, Result};
+use crate::placing::Placings;
 
 /// One agent's line in the standings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,7 +165,9 @@ pub struct TournamentReport {
     /// First places in the games of three or more players, in entry order (empty otherwise).
     #[serde(default)]
     pub first_places: Vec<FirstPlaces>,
-    /// The Elo fit.
+    /// The Elo fit: of the pairwise results ([`crate::elo`]) when every game had 2 players,
+    /// else the placing rating of the finishing orders ([`crate::placing`]: the same pairwise
+    /// estimates, 95% intervals that count each game once).
     pub elo: Option<EloFit>,
     /// Why there is no Elo fit, if there is none.
     pub elo_error: Option<String>,
@@ -182,6 +185,11 @@ pub struct TournamentReport {
     /// resumes it. Not written to `results.json`.
     #[serde(skip)]
     pub stopped: bool,
+    /// Each agent's thinking time in the games played by this run (entry order; empty for a
+    /// report read back from `results.json`). Not written to `results.json`, which holds only
+    /// what the seeds determine.
+    #[serde(skip)]
+    pub clock: Vec<AgentClock>,
 }
 
 impl TournamentReport {
@@ -199,6 +207,8 @@ impl TournamentReport {
             .map(|(i, n)| (n.as_str(), i))
             .collect();
         let mut m = Matchups::new(names.to_vec());
+        let mut placings = Placings::new(names.to_vec());
+        let mut multi = false;
         let mut end_reasons = BTreeMap::new();
         let mut plies = 0usize;
         for g in &games {
@@ -223,6 +233,10 @@ impl TournamentReport {
                     }
                 }
             }
+            if ids.len() >= 3 {
+                multi = true;
+            }
+            placings.add_game(&ids, &g.scores)?;
             *end_reasons.entry(g.end.clone()).or_insert(0) += 1;
             plies += g.plies;
         }
@@ -240,7 +254,14 @@ impl TournamentReport {
         let (elo, elo_error) = if games.is_empty() {
             (None, Some("no games played".to_string()))
         } else {
-            match fit(&m, &elo_cfg) {
+            // Games of 3 or more players: the placing rating (the same pairwise estimates,
+            // with intervals that count each game once).
+            let fitted = if multi {
+                crate::placing::fit(&placings, &elo_cfg)
+            } else {
+                fit(&m, &elo_cfg)
+            };
+            match fitted {
                 Ok(f) => (Some(f), None),
                 Err(e) => (None, Some(e.to_string())),
             }
@@ -293,7 +314,30 @@ impl TournamentReport {
             },
             games,
             stopped: false,
+            clock: Vec::new(),
         })
+    }
+
+    /// Each agent's mean thinking time per move in the games of this run, one line each (empty
+    /// when this run played no game).
+    pub fn clock_table(&self) -> String {
+        let timed: Vec<&AgentClock> = self.clock.iter().filter(|c| c.moves > 0).collect();
+        if timed.is_empty() {
+            return String::new();
+        }
+        let w = timed.iter().map(|c| c.name.len()).max().unwrap_or(0).max(5);
+        let mut out =
+            String::from("\ntime per move (the games of this run; random openings not counted):\n");
+        for c in timed {
+            let _ = writeln!(
+                out,
+                "  {:<w$}  {:>9.3} ms  ({} moves)",
+                c.name,
+                c.ms_per_move().unwrap_or(0.0),
+                c.moves
+            );
+        }
+        out
     }
 
     /// The standings, the crosstable and the likelihood of superiority as text tables.

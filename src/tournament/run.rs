@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::clock::AgentClock;
 use super::game_result::GameResult;
 use super::report::TournamentReport;
 use super::schedule::{opening, schedule, ScheduledGame};
@@ -88,7 +89,8 @@ pub trait TournamentObserver: Sync {
 /// The observer that watches nothing.
 impl TournamentObserver for () {}
 
-/// Plays scheduled game `g`; `None` when `halt` said to stop before it ended.
+/// Plays scheduled game `g`, adding each seat's thinking time to `clock` (by entrant); `None`
+/// when `halt` said to stop before it ended.
 fn play(
     cfg: &TournamentConfig,
     rules: &Rules,
@@ -96,6 +98,7 @@ fn play(
     names: &[String],
     g: &ScheduledGame,
     halt: &dyn Fn() -> bool,
+    clock: &Mutex<Vec<AgentClock>>,
 ) -> Result<Option<GameResult>> {
     let mut game = opening(rules, cfg.run.seed, g.opening, cfg.run.openings);
     let opening_plies = game.moves().len();
@@ -106,6 +109,7 @@ fn play(
         a.reset(derive_seed(game_seed, s as u64));
         agents.push(a);
     }
+    let mut thought = vec![(std::time::Duration::ZERO, 0u64); g.seats.len()];
     while !game.is_over() {
         if halt() {
             return Ok(None);
@@ -116,10 +120,17 @@ fn play(
             agent: names[g.seats[p]].clone(),
             reason: format!("game {}, ply {ply}: {reason}", g.index),
         };
+        let t0 = std::time::Instant::now();
         let mv = agents[p]
             .select(&Turn::from_game(&game))
             .map_err(|e| fail(e.to_string()))?;
+        thought[p].0 += t0.elapsed();
+        thought[p].1 += 1;
         game.apply(mv).map_err(|e| fail(e.to_string()))?;
+    }
+    let mut clock = clock.lock().unwrap_or_else(|e| e.into_inner());
+    for (&e, &(time, moves)) in g.seats.iter().zip(&thought) {
+        clock[e].add(time, moves);
     }
     Ok(Some(GameResult::new(g, names, &game, opening_plies)))
 }
@@ -186,6 +197,7 @@ pub fn run_observed(
     let stopped = AtomicBool::new(false);
     let count = Mutex::new(done.len());
     let new_games: Mutex<Vec<GameResult>> = Mutex::new(Vec::new());
+    let clock = Mutex::new(names.iter().map(AgentClock::new).collect::<Vec<_>>());
     let failures: Mutex<Vec<(usize, AwaleError)>> = Mutex::new(Vec::new());
     let worker = || loop {
         if observer.should_stop() {
@@ -203,7 +215,7 @@ pub fn run_observed(
             }
             i > first_failure.load(Ordering::SeqCst)
         };
-        let played = play(cfg, &rules, entrants, &names, pending[i], &halt).and_then(|r| {
+        let played = play(cfg, &rules, entrants, &names, pending[i], &halt, &clock).and_then(|r| {
             if let (Some(g), Some(w)) = (&r, &writer) {
                 w.append(g)?;
             }
@@ -261,6 +273,7 @@ pub fn run_observed(
     done.extend(new_games);
     let mut report = TournamentReport::compute(cfg, &names, sched.len(), done)?;
     report.stopped = stopped;
+    report.clock = clock.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(dir) = &cfg.out {
         report.write(dir)?;
     }

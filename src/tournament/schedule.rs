@@ -81,6 +81,27 @@ pub fn schedule(cfg: &TournamentConfig, names: &[String]) -> Result<Vec<Schedule
             }
             out
         }
+        Format::Tables(tables) => {
+            let mut out = Vec::with_capacity(tables.len());
+            for t in tables {
+                if t.len() != k {
+                    return Err(AwaleError::Tournament(format!(
+                        "a table of {} entrants ({}) cannot fill a {k}-player board",
+                        t.len(),
+                        t.join(", ")
+                    )));
+                }
+                let ids = t.iter().map(|a| find(a)).collect::<Result<Vec<_>>>()?;
+                if let Some(a) = (0..k).find(|&a| ids[..a].contains(&ids[a])) {
+                    return Err(AwaleError::Tournament(format!(
+                        "'{}' sits twice at one table",
+                        t[a]
+                    )));
+                }
+                out.push(ids);
+            }
+            out
+        }
     };
     let orders = seatings(k);
     let mut out = Vec::with_capacity(pairings.len() * cfg.run.games);

@@ -56,7 +56,7 @@ pub fn evaluate_core(
     let t0 = Instant::now();
     let rules = core.rules;
     let name = "network".to_string();
-    let settings = SearchSettings::from_config(&cfg.search);
+    let settings = SearchSettings::for_play(&cfg.search);
     let network = || {
         let (core, name) = (core.clone(), name.clone());
         Entrant::new(name.clone(), move || {

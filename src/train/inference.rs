@@ -20,12 +20,12 @@ use rand_chacha::ChaCha8Rng;
 pub use super::model::load_model;
 use super::net_core::NetCore;
 use super::TrainResult;
-use crate::agents::{no_move, Agent, MoveThought, StopSignal, Thoughts, Turn};
+use crate::agents::{no_move, Agent, MoveThought, PlayoutEvaluator, StopSignal, Thoughts, Turn};
 use crate::agents::{AgentSpec, Registry};
 use crate::az::network::NetworkEvaluator;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
-use crate::search::{Evaluation, Search, SearchKind, SearchSettings};
+use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings};
 use crate::state::State;
 use crate::tablebase::Tablebase;
 
@@ -33,7 +33,7 @@ use crate::tablebase::Tablebase;
 pub type NetEvaluator<'a> = NetworkEvaluator<'a, NetCore>;
 
 /// A network that plays: a search of `sims` simulations guided by it, no noise, the search's
-/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct[,time_ms=MS][,tb=DIR]`). With
+/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct[,time_ms=MS][,tb=DIR][,rollouts=λ]`). With
 /// endgame tables ([`NnAgent::with_tablebase`]), it plays the tables' best moves (ties at
 /// random) wherever they cover the position, as `perfect` does, and searches elsewhere. With
 /// `time_ms` ([`NnAgent::with_time_ms`]) or a stop signal ([`Agent::set_stop`]), read before
@@ -56,6 +56,10 @@ pub struct NnAgent {
     time_ms: u64,
     /// Read with the clock ([`Agent::set_stop`]).
     stop: Option<StopSignal>,
+    /// AlphaGo's leaf evaluation: the weight λ of one random playout's result in each leaf's
+    /// value, and the playouts ([`NnAgent::with_rollouts`]).
+    rollouts: Option<(f32, PlayoutEvaluator)>,
+    playout_evals: Vec<Evaluation>,
 }
 
 impl NnAgent {
@@ -79,7 +83,26 @@ impl NnAgent {
             tablebase: None,
             time_ms: 0,
             stop: None,
+            rollouts: None,
+            playout_evals: Vec::new(),
         }
+    }
+
+    /// Values each leaf as AlphaGo did: `(1 - λ)·v + λ·z`, `v` the network's values and `z`
+    /// the result of one random playout from the leaf (scored by the network's
+    /// [`crate::Utility`], at most 300 plies then adjudicated by the stores). λ = 0 is the
+    /// network alone (the default); λ = 1 the playouts alone, with the network's policy as
+    /// the priors.
+    pub fn with_rollouts(mut self, lambda: f32) -> NnAgent {
+        self.rollouts = (lambda > 0.0).then(|| {
+            let rules = self.core.rules;
+            let utility = self.search.settings().utility;
+            (
+                lambda,
+                PlayoutEvaluator::new(rules, 300, 0).with_utility(utility),
+            )
+        });
+        self
     }
 
     /// Ends each move's search after about `time_ms` milliseconds (at least one simulation
@@ -136,7 +159,14 @@ impl NnAgent {
             };
             self.core
                 .evaluate(&[leaf], &mut self.features, &mut self.evals);
-            let e = self.evals[0];
+            let mut e = self.evals[0];
+            if let Some((lambda, playouts)) = &mut self.rollouts {
+                playouts.evaluate(&[leaf], &mut self.playout_evals);
+                let z = self.playout_evals[0].values;
+                for (v, z) in e.values.iter_mut().zip(z) {
+                    *v = (1.0 - *lambda) * *v + *lambda * z;
+                }
+            }
             self.search.deliver(&e, &mut self.rng);
         }
         self.search.result()
@@ -203,6 +233,9 @@ impl Agent for NnAgent {
 
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
+        if let Some((_, playouts)) = &mut self.rollouts {
+            playouts.reseed(crate::agents::derive_seed(seed, 0x9a11));
+        }
         self.last = None;
     }
 
@@ -228,7 +261,12 @@ pub fn register_agents(registry: &mut Registry) {
         &[
             ("path", "checkpoint file of `awale train` (required)"),
             ("sims", "search simulations per move (default 64)"),
-            ("search", "gumbel or puct (default: the training config's)"),
+            ("search", "gumbel, puct or uct (default: the training config's play_kind, else its kind)"),
+            (
+                "backup",
+                "maxn or paranoid: whose value each node maximises with 3+ players (default: the training config's)",
+            ),
+            ("c_puct", "PUCT's exploration constant (default: the training config's)"),
             (
                 "time_ms",
                 "time budget per move in ms, at least one simulation, 0 = none (default 0)",
@@ -236,6 +274,10 @@ pub fn register_agents(registry: &mut Registry) {
             (
                 "tb",
                 "folder of endgame tables: their best moves where they cover the position (default: none)",
+            ),
+            (
+                "rollouts",
+                "λ in [0, 1]: each leaf's value is (1-λ)·network + λ·one random playout, as AlphaGo (default 0: the network alone)",
             ),
         ],
         Arc::new(build_nn),
@@ -261,13 +303,29 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     if sims == 0 || sims > 1_000_000 {
         return Err(bad(format!("sims: {sims} is not between 1 and 1000000")));
     }
-    let mut settings = SearchSettings::from_config(&core.config.search);
+    let mut settings = SearchSettings::for_play(&core.config.search);
     if let Some(k) = spec.get("search") {
         settings.kind = k.parse::<SearchKind>().map_err(bad)?;
     }
+    if let Some(b) = spec.get("backup") {
+        settings.backup = b.parse().map_err(|e: String| bad(format!("backup: {e}")))?;
+    }
+    if let Some(c) = spec.get("c_puct") {
+        let c: f64 = c
+            .parse()
+            .ok()
+            .filter(|c: &f64| c.is_finite() && *c >= 0.0)
+            .ok_or_else(|| bad(format!("c_puct: '{c}' is not a number >= 0")))?;
+        settings.c_puct = c as f32;
+    }
     let time_ms = spec.u64_or("time_ms", 0)?;
-    let mut agent =
-        NnAgent::new(core, spec.display_name(), sims as u32, settings).with_time_ms(time_ms);
+    let lambda = spec.f64_or("rollouts", 0.0)?;
+    if !(0.0..=1.0).contains(&lambda) {
+        return Err(bad(format!("rollouts: {lambda} is not in [0, 1]")));
+    }
+    let mut agent = NnAgent::new(core, spec.display_name(), sims as u32, settings)
+        .with_time_ms(time_ms)
+        .with_rollouts(lambda as f32);
     if let Some(dir) = spec.get("tb") {
         let table =
             Tablebase::open_shared(Path::new(dir), rules).map_err(|e| bad(format!("tb: {e}")))?;

@@ -11,6 +11,13 @@
 //! each run also meets generation `i` of the next run, so that several runs still share one
 //! scale.
 //!
+//! **Three or more players** (owaré for 3, 4, 6): boards of `k` players instead of pairs. Each
+//! run's windows of `k` consecutive generations play (so generation `i` meets `i + 1` and
+//! `i + 2`, as above, with 3 players), every generation plays at a board with every `k − 1`
+//! anchors, and the anchors `k` at a time; at least `k − 1` anchors are needed when several
+//! runs share the scale or a run has fewer than `k` generations. The ratings are the placing
+//! ratings of the finishing orders ([`crate::placing`]), on the same Elo scale.
+//!
 //! **The rest is a tournament** ([`crate::tournament`]) with these pairings: paired random
 //! openings, games on every core, every game appended to `OUT/games.jsonl` (a killed ladder
 //! resumes with the same command, and the result is the same as one run whole), shards and
@@ -148,7 +155,7 @@ struct RunGenerations {
 type Plan = (
     Vec<String>,
     Vec<String>,
-    Vec<(String, String)>,
+    Vec<Vec<String>>,
     Vec<LadderEntry>,
     Rules,
 );
@@ -187,12 +194,6 @@ fn plan(cfg: &LadderConfig) -> TrainResult<Plan> {
         }
     }
     let rules: Rules = rules_text.parse()?;
-    if rules.players != 2 {
-        return Err(TrainError::Config(format!(
-            "the ladder pairs networks two by two; {rules_text} has {} players",
-            rules.players
-        )));
-    }
     let mut names = Vec::new();
     let mut specs = Vec::new();
     let mut entries = Vec::new();
@@ -255,35 +256,11 @@ fn plan(cfg: &LadderConfig) -> TrainResult<Plan> {
         specs.push(a.to_string());
         anchor_names.push(name);
     }
-    let mut pairings = Vec::new();
-    for run in &by_run {
-        for (i, g) in run.iter().enumerate() {
-            for step in [1, 2] {
-                if let Some(h) = run.get(i + step) {
-                    pairings.push((g.clone(), h.clone()));
-                }
-            }
-        }
-    }
-    for run in &by_run {
-        for g in run {
-            for a in &anchor_names {
-                pairings.push((g.clone(), a.clone()));
-            }
-        }
-    }
-    for (i, a) in anchor_names.iter().enumerate() {
-        for b in &anchor_names[i + 1..] {
-            pairings.push((a.clone(), b.clone()));
-        }
-    }
-    if anchor_names.is_empty() {
-        for w in by_run.windows(2) {
-            for (g, h) in w[0].iter().zip(&w[1]) {
-                pairings.push((g.clone(), h.clone()));
-            }
-        }
-    }
+    let pairings = if rules.players == 2 {
+        pairs(&by_run, &anchor_names)
+    } else {
+        tables(&by_run, &anchor_names, rules.players as usize, &rules_text)?
+    };
     if pairings.is_empty() {
         return Err(TrainError::Config(
             "nothing to rate: one generation and no anchors (add --anchors)".into(),
@@ -292,15 +269,124 @@ fn plan(cfg: &LadderConfig) -> TrainResult<Plan> {
     Ok((names, specs, pairings, entries, rules))
 }
 
+/// The pairings of a 2-player ladder (module documentation).
+fn pairs(by_run: &[Vec<String>], anchors: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for run in by_run {
+        for (i, g) in run.iter().enumerate() {
+            for step in [1, 2] {
+                if let Some(h) = run.get(i + step) {
+                    out.push(vec![g.clone(), h.clone()]);
+                }
+            }
+        }
+    }
+    for run in by_run {
+        for g in run {
+            for a in anchors {
+                out.push(vec![g.clone(), a.clone()]);
+            }
+        }
+    }
+    for (i, a) in anchors.iter().enumerate() {
+        for b in &anchors[i + 1..] {
+            out.push(vec![a.clone(), b.clone()]);
+        }
+    }
+    if anchors.is_empty() {
+        for w in by_run.windows(2) {
+            for (g, h) in w[0].iter().zip(&w[1]) {
+                out.push(vec![g.clone(), h.clone()]);
+            }
+        }
+    }
+    out
+}
+
+/// The tables of a ladder of `k` ≥ 3 players (module documentation): each run's windows of `k`
+/// consecutive generations, each generation with every `k − 1` anchors, the anchors `k` at a
+/// time. Refused with fewer than `k − 1` anchors when they are needed (several runs, or a run
+/// of fewer than `k` generations).
+fn tables(
+    by_run: &[Vec<String>],
+    anchors: &[String],
+    k: usize,
+    rules_text: &str,
+) -> TrainResult<Vec<Vec<String>>> {
+    let short = by_run.iter().any(|r| r.len() < k);
+    if anchors.len() < k - 1 && (by_run.len() > 1 || short || !anchors.is_empty()) {
+        return Err(TrainError::Config(format!(
+            "a ladder of {rules_text} seats {k} players at a board: it needs at least {} anchors \
+             (--anchors mcts:sims=200,name=m1,mcts:sims=1000,name=m2, …) to fill the boards of \
+             each generation{}, not {}",
+            k - 1,
+            if by_run.len() > 1 {
+                " and to join the runs"
+            } else {
+                ""
+            },
+            anchors.len()
+        )));
+    }
+    let mut out = Vec::new();
+    for run in by_run {
+        for w in run.windows(k) {
+            out.push(w.to_vec());
+        }
+    }
+    for run in by_run {
+        for g in run {
+            for c in subsets(anchors.len(), k - 1) {
+                let mut t = vec![g.clone()];
+                t.extend(c.iter().map(|&i| anchors[i].clone()));
+                out.push(t);
+            }
+        }
+    }
+    for c in subsets(anchors.len(), k) {
+        out.push(c.iter().map(|&i| anchors[i].clone()).collect());
+    }
+    Ok(out)
+}
+
+/// Every `k`-subset of `0..n` (in lexicographic order; none when `k > n`).
+fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
+    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == k {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..n {
+            cur.push(i);
+            go(i + 1, n, k, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    if k <= n {
+        go(0, n, k, &mut Vec::with_capacity(k), &mut out);
+    }
+    out
+}
+
 /// The tournament of a ladder.
 fn tournament_config(
     cfg: &LadderConfig,
     rules: Rules,
-    pairings: Vec<(String, String)>,
+    pairings: Vec<Vec<String>>,
     anchor: String,
 ) -> TournamentConfig {
     let mut t = TournamentConfig::new(rules);
-    t.format = Format::Pairings(pairings);
+    t.format = if rules.players == 2 {
+        Format::Pairings(
+            pairings
+                .into_iter()
+                .map(|p| (p[0].clone(), p[1].clone()))
+                .collect(),
+        )
+    } else {
+        Format::Tables(pairings)
+    };
     t.run = cfg.run.clone();
     t.anchor = Some(anchor);
     t.out = Some(cfg.out.clone());

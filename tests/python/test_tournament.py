@@ -146,6 +146,12 @@ def test_multi_player_rules_with_callables():
         assert f["lower"] <= f["share"] <= f["upper"]
     assert "first places" in r.table()
     assert awale.tournament(["random", "greedy"], games=2).first_places == []
+    # The placing rating: every agent rated, intervals around all but the anchor's.
+    assert all(x["elo"] is not None for x in r.ratings)
+    assert all(x["low"] < x["elo"] < x["high"] for x in r.ratings if x["name"] != r.anchor)
+    # Each agent's time per move in the games this call played.
+    assert sorted(r.time_per_move) == sorted(r.names)
+    assert all(ms >= 0.0 for ms in r.time_per_move.values())
 
 
 def test_gauntlet():
