@@ -195,14 +195,17 @@ class TournamentResult:
             three or more players the ratings are the placing rating of the finishing orders
             (``awale::placing``: Plackett–Luce, intervals that count each game once).
         time_per_move: mean milliseconds per move of each agent in the games this call played
-            (not those resumed from ``out=``, nor those played on Ray workers).
+            (not those resumed from ``out=``, nor those played on Ray workers); the clock, not
+            a result: left out of ``to_dict()`` and of ``==``.
         rules, format, gauntlet, anchor, anchor_rating, elo_error, end_reasons, mean_plies.
         records: the game records (``awale.Game.from_record`` replays them); ``game_results``
             the games as dicts (seats, scores, points, end, plies, record ...).
     """
 
     def __init__(self, data: Dict[str, Any]) -> None:
-        self._data = data
+        # The clock is not a result: it stays out of `to_dict` and of equality, which hold
+        # what the seeds determine.
+        self._data = {k: v for k, v in data.items() if k != "time_per_move"}
         self.names: List[str] = list(data["names"])
         self.ratings: List[Dict[str, Any]] = [
             {k: r.get(k) for k in _RATING_KEYS} for r in data["ratings"]

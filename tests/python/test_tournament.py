@@ -152,6 +152,7 @@ def test_multi_player_rules_with_callables():
     # Each agent's time per move in the games this call played.
     assert sorted(r.time_per_move) == sorted(r.names)
     assert all(ms >= 0.0 for ms in r.time_per_move.values())
+    assert "time_per_move" not in r.to_dict()  # the clock is not a result
 
 
 def test_gauntlet():
