@@ -43,8 +43,10 @@ if grep -Eq '\.(ipynb|png|jpg|svg|jsonl|py|pyi)$|^(notebooks|runs|docs/img|pytho
   echo "error: notebooks, images, run data, tests or Python files in the crate" >&2
   exit 1
 fi
-if (( count > 150 )); then
-  echo "error: $count files in the crate (more than 150): review the include list in Cargo.toml" >&2
+# A ceiling against files the include list lets in by mistake (the checks above name the kinds):
+# the crate is the source files, 153 at issue 42.
+if (( count > 175 )); then
+  echo "error: $count files in the crate (more than 175): review the include list in Cargo.toml" >&2
   exit 1
 fi
 echo "   ($((SECONDS - START)) s)"
