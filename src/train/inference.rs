@@ -310,14 +310,11 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     if let Some(b) = spec.get("backup") {
         settings.backup = b.parse().map_err(|e: String| bad(format!("backup: {e}")))?;
     }
-    if let Some(c) = spec.get("c_puct") {
-        let c: f64 = c
-            .parse()
-            .ok()
-            .filter(|c: &f64| c.is_finite() && *c >= 0.0)
-            .ok_or_else(|| bad(format!("c_puct: '{c}' is not a number >= 0")))?;
-        settings.c_puct = c as f32;
+    let c_puct = spec.f64_or("c_puct", f64::from(settings.c_puct))?;
+    if c_puct < 0.0 {
+        return Err(bad(format!("c_puct: {c_puct} is negative")));
     }
+    settings.c_puct = c_puct as f32;
     let time_ms = spec.u64_or("time_ms", 0)?;
     let lambda = spec.f64_or("rollouts", 0.0)?;
     if !(0.0..=1.0).contains(&lambda) {
