@@ -473,11 +473,17 @@ struct InProcess {
     workers: Vec<awale::train::worker::SelfPlayWorker>,
     reports: Option<Vec<Vec<u8>>>,
     versions: Vec<u64>,
+    /// The weights version whose self-play is lost for good (the workers give up), if any.
+    fail_at: Option<u64>,
+    /// The workers' games in progress after the last iteration collected (the learner's copy).
+    held: Vec<Vec<u8>>,
 }
 
 impl awale::az::remote::RemoteSelfPlay for InProcess {
     fn start(&mut self, games: &[u8]) -> awale::train::TrainResult<()> {
-        self.workers.iter_mut().try_for_each(|w| w.start(games))
+        self.workers.iter_mut().try_for_each(|w| w.start(games))?;
+        self.held = self.workers.iter().map(|w| w.games()).collect();
+        Ok(())
     }
     fn submit(
         &mut self,
@@ -496,17 +502,24 @@ impl awale::az::remote::RemoteSelfPlay for InProcess {
         Ok(())
     }
     fn collect(&mut self) -> awale::train::TrainResult<Vec<Vec<u8>>> {
-        Ok(self
+        let reports = self
             .reports
             .take()
-            .expect("collected what was not submitted"))
+            .expect("collected what was not submitted");
+        if self.fail_at == self.versions.last().copied() {
+            return Err(TrainError::Remote(
+                "every worker of shard 1 was lost".into(),
+            ));
+        }
+        self.held = self.workers.iter().map(|w| w.games()).collect();
+        Ok(reports)
     }
     fn games(&mut self) -> awale::train::TrainResult<Vec<Vec<u8>>> {
         assert!(
             self.reports.is_none(),
             "games asked while self-play is in flight"
         );
-        Ok(self.workers.iter().map(|w| w.games()).collect())
+        Ok(self.held.clone())
     }
 }
 
@@ -524,6 +537,8 @@ fn in_process(cfg: &TrainConfig, workers: usize) -> InProcess {
             .collect(),
         reports: None,
         versions: Vec::new(),
+        fail_at: None,
+        held: Vec::new(),
     }
 }
 
@@ -613,6 +628,59 @@ fn a_distributed_run_writes_a_checkpoint_that_plays_and_resumes_locally() {
     assert!(e.to_string().contains("selfplay.threads"), "{e}");
     let mut w = awale::train::worker::SelfPlayWorker::new(&cfg, 0..1).unwrap();
     assert!(w.play(b"not a network", 0, 8).is_err());
+}
+
+#[test]
+fn a_distributed_run_that_fails_is_saved_after_its_last_complete_iteration() {
+    // The workers give up on iteration 3 (weights version 2): the run stops with that error,
+    // and although `checkpoint.every = 0` would write nothing before the end, the folder has
+    // the run after iteration 2 (the games in progress from the workers); resumed, the run is
+    // the local one.
+    use awale::train::training::run_with;
+    let mut cfg = micro_config();
+    cfg.training.iterations = 4;
+    cfg.checkpoint.every = 0;
+    let opts = |dir: &std::path::Path, fresh| RunOptions {
+        out: dir.to_path_buf(),
+        fresh,
+        progress: false,
+        final_eval: false,
+    };
+    let dir = tempdir("fails");
+    let mut remote = in_process(&cfg, 2);
+    remote.fail_at = Some(2);
+    let e = run_with(cfg.clone(), &opts(&dir, true), Some(&mut remote)).unwrap_err();
+    assert!(e.to_string().contains("shard 1 was lost"), "{e}");
+    let saved = Checkpoint::read(&dir.join("checkpoint.ckpt")).unwrap();
+    assert_eq!(saved.counters.iteration, 2);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with("checkpoint.ckpt.")),
+        "a temporary file was left: {names:?}"
+    );
+    let s = run_with(
+        cfg.clone(),
+        &opts(&dir, false),
+        Some(&mut in_process(&cfg, 2)),
+    )
+    .unwrap();
+    assert!(s.resumed && s.iterations == 4);
+    let local = tempdir("fails-local");
+    run(cfg.clone(), &opts(&local, true)).unwrap();
+    let (a, b) = (
+        Checkpoint::read(&dir.join("checkpoint.ckpt")).unwrap(),
+        Checkpoint::read(&local.join("checkpoint.ckpt")).unwrap(),
+    );
+    let count = |c: &awale::az::checkpoint::Counters| {
+        (c.iteration, c.train_steps, c.games, c.positions, c.moves)
+    };
+    assert_eq!(count(&a.counters), count(&b.counters));
+    assert!(a.selfplay == b.selfplay, "games in progress differ");
+    assert!(a.replay == b.replay, "replay buffers differ");
+    assert!(a.model == b.model, "network records differ");
 }
 
 #[test]

@@ -10,6 +10,12 @@ for bit, ``awale train --threads W*T`` with the same config: its checkpoint play
 and T with the same W*T). At the end the network plays the built-in agents through
 ``awale.tournament``.
 
+A worker whose process or node dies is replaced (or its shards go to a surviving worker) and
+its share of the iteration is replayed from the games in progress the learner holds: the run
+ends as if nothing happened (``training/ray_chaos.py`` checks it). A worker lost
+``--max-failures`` times in a row, or none left, stops the run after saving it; a learner that
+dies is started again from its last checkpoint (``--learner-restarts``).
+
     python training/ray_selfplay.py --fast                           # smoke run (CI), seconds
     python training/ray_selfplay.py --config training/abapa.toml --workers 8 --threads-per-worker 2
     python training/ray_selfplay.py --address auto --config training/abapa.toml --workers 32
@@ -71,6 +77,15 @@ def main() -> None:
     p.add_argument("--learner-gpus", type=float, default=0,
                    help="GPUs for the learner (needs an extension built with train-cuda)")
     p.add_argument("--fresh", action="store_true", help="start over even if --out has a checkpoint")
+    p.add_argument("--max-failures", type=int, default=3,
+                   help="times in a row a worker's shards may be lost before the run stops "
+                        "(each loss is replayed elsewhere; default 3)")
+    p.add_argument("--restart-timeout", type=float, default=30.0,
+                   help="seconds a replacement worker may take to start before its shards go "
+                        "to a surviving worker (default 30)")
+    p.add_argument("--learner-restarts", type=int, default=1,
+                   help="times a learner that dies is started again from its last checkpoint "
+                        "(default 1)")
     p.add_argument("--address", default=None,
                    help="a Ray cluster to join (e.g. auto); default: a local one")
     p.add_argument("--cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
@@ -100,13 +115,22 @@ def main() -> None:
         args.config, args.out, workers=args.workers,
         threads_per_worker=args.threads_per_worker, overrides=overrides, fresh=args.fresh,
         learner_cpus=args.learner_cpus, learner_gpus=args.learner_gpus,
-        final_eval=not args.fast,
+        final_eval=not args.fast, max_failures=args.max_failures,
+        restart_timeout=args.restart_timeout, learner_restarts=args.learner_restarts,
     )
     secs = time.time() - t0
     print(f"{summary['iterations']} iterations, {summary['games']} games, "
           f"{summary['positions']} positions, {summary['moves_per_sec']:.0f} self-play moves/s, "
           f"{secs:.1f} s{' (resumed)' if summary['resumed'] else ''}")
     print(f"checkpoint: {summary['checkpoint']}")
+    lost = summary["worker_failures"]
+    if lost or summary["learner_restarts"]:
+        print(f"faults: {len(lost)} lost shares of an iteration replayed, "
+              f"{summary['learner_restarts']} learner restarts")
+        for f in lost:
+            a, b = f["shards"]
+            print(f"  shards {a}..{b}: {f['error']}; replayed on {f['to']} "
+                  f"in {f.get('replay_secs', '?')} s")
     if summary.get("final_eval"):
         for name, score, w, d, l in summary["final_eval"]["results"]:
             print(f"  final evaluation vs {name}: {100 * score:.1f}% (+{w} ={d} -{l})")

@@ -47,7 +47,7 @@ pub fn run(data: &[u8]) {
     let games = mode & 1 == 1;
     let bytes = if mode & 2 == 2 {
         let mut w = ByteWriter::new();
-        w.bytes_raw(if games { b"AWSPGAM1" } else { b"AWSPREP1" });
+        w.bytes_raw(if games { b"AWSPGAM2" } else { b"AWSPREP1" });
         w.u64(config_digest(&cfg));
         w.bytes_raw(rest);
         w.buf

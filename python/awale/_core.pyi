@@ -152,12 +152,14 @@ class SelfPlayWorker:
     @property
     def shards(self) -> Tuple[int, int]: ...
     def start(self, games: bytes) -> None:
-        """Takes the run's games in progress."""
+        """Takes the games in progress to play on from: the run's, or those of a part of the
+        same shards (:meth:`games`, e.g. of a worker that died)."""
     def play(self, weights: bytes, version: int, positions: int) -> bytes:
         """Plays the shards' share of ``positions`` with ``weights``; the report for the
         learner."""
     def games(self) -> bytes:
-        """The games in progress, for the learner's checkpoint."""
+        """Its shards' games in progress: the learner keeps them for its checkpoints and to
+        replay the shards elsewhere if this worker is lost."""
 
 def train(
     config: str,

@@ -13,6 +13,12 @@ batches: each round every task plays its next ``games_per_task`` games, the driv
 and asks the test, which counts complete pairs in index order (the same decision as a local
 match), and stops at the first round that decides.
 
+**Faults.** A task whose worker process or node dies is run again by Ray (up to
+:data:`TASK_RETRIES` times; each shard's games depend only on the seed, so the rerun plays
+the same games) and the results equal a local run's. A shard lost more often than that stops
+the run with :class:`awale.TournamentError` naming it; the games already joined stay in
+``out``, and the same call resumes from them. An agent that raises stops the run at once.
+
 Needs ``pip install 'awale[ray]'``. The driver connects to the cluster ``ray.init()`` was
 called for, or starts a local one.
 """
@@ -23,6 +29,9 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any, Optional, Sequence, Tuple
+
+#: How many times Ray runs a shard's task again when its worker process or node dies.
+TASK_RETRIES = 3
 
 
 def _play_shard(
@@ -39,6 +48,27 @@ def _play_shard(
         getattr(awale, call)(*args, out=d, shard=(k, n), **kwargs)
         text = Path(d, "games.jsonl").read_text()
     return text[len(played):]
+
+
+def _lines(ray: Any, ref: Any, k: int, n: int, out: Any) -> str:
+    """The games of shard ``k`` of ``n``; a shard whose workers kept dying stops the run with
+    :class:`awale.TournamentError` (the games already joined stay in ``out``)."""
+    from awale import _core
+
+    lost = (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+            ray.exceptions.ObjectLostError)
+    try:
+        text: str = ray.get(ref)
+        return text
+    except lost as e:
+        first = (str(e).strip().splitlines() or [""])[0]
+        keep = (f"the games already played are in {os.fspath(out)}, and the same call resumes "
+                "from them" if out is not None else "give out= to keep the games played and "
+                "resume from them")
+        raise _core.TournamentError(
+            f"shard {k} of {n}: its worker died {TASK_RETRIES + 1} times (last: "
+            f"{type(e).__name__}: {first}); {keep}"
+        ) from e
 
 
 def ray_run(
@@ -80,7 +110,9 @@ def ray_run(
             # A line torn by a crash: dropped (its game is played again), as a local run does.
             played = played[: played.rfind("\n") + 1]
             jsonl.write_text(played)
-        task = ray.remote(num_cpus=1)(_play_shard)
+        # Run again when the worker dies (not when an agent raises: that would fail again).
+        task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(
+            _play_shard)
         # One thread per task: the tasks are the parallelism.
         shard_kwargs = dict(kwargs, threads=1)
         sequential = call == "match" and kwargs.get("sprt") is not None
@@ -96,7 +128,7 @@ def ray_run(
             with jsonl.open("a") as f:
                 while pending:
                     ready, pending = ray.wait(pending, num_returns=1)
-                    f.write(ray.get(ready[0]))
+                    f.write(_lines(ray, ready[0], refs.index(ready[0]), workers, out))
                     f.flush()
             if not sequential:
                 break

@@ -12,6 +12,11 @@
 //! ([`join_games`]), so the run resumes with `awale train` (or distributed again) as if it had
 //! never left one machine.
 //!
+//! The same games make lost workers cheap: a shard's games depend only on its games in
+//! progress and the weights, so the learner keeps each part's games after every iteration
+//! ([`SelfPlayPart::games`], its own shards only), and a part started from them
+//! ([`SelfPlayPart::start`]) plays exactly what a lost worker would have played.
+//!
 //! The learner drives the workers through [`RemoteSelfPlay`] (the Python module implements it
 //! over Ray actors); every message is a byte string, checked when read: a report of another
 //! configuration, of other weights, or that does not cover the shards exactly once is refused
@@ -46,7 +51,9 @@ use crate::search::LeafEvaluator;
 /// The first bytes of a [`PartReport`].
 const REPORT_MAGIC: &[u8; 8] = b"AWSPREP1";
 /// The first bytes of a worker's games in progress ([`SelfPlayPart::games`]).
-const GAMES_MAGIC: &[u8; 8] = b"AWSPGAM1";
+///
+/// Version 2 holds the part's own shards only (version 1 held every shard of the run).
+const GAMES_MAGIC: &[u8; 8] = b"AWSPGAM2";
 
 /// What a learner needs from its self-play workers, wherever they run.
 ///
@@ -64,8 +71,12 @@ pub trait RemoteSelfPlay {
     fn submit(&mut self, weights: &[u8], version: u64, positions: usize) -> TrainResult<()>;
     /// Waits for the submitted self-play and returns the workers' reports.
     fn collect(&mut self) -> TrainResult<Vec<Vec<u8>>>;
-    /// The workers' games in progress ([`SelfPlayPart::games`]), for a checkpoint (never
-    /// called while self-play is submitted and not collected).
+    /// The workers' games in progress ([`SelfPlayPart::games`]) as they stood after the last
+    /// iteration collected (or the session's start), for a checkpoint: never those of an
+    /// iteration submitted and not collected. Called at checkpoints, and after a failed
+    /// iteration to save the run as it stood before it (the learner keeps a copy: each report
+    /// comes with its part's games, so this needs no worker, and a lost worker's shards are
+    /// replayed from it).
     fn games(&mut self) -> TrainResult<Vec<Vec<u8>>>;
 }
 
@@ -153,9 +164,25 @@ impl SelfPlayPart {
         self.shards.clone()
     }
 
-    /// Takes the run's games in progress (as [`SelfPlay::encode`] writes them, e.g. from a
-    /// checkpoint); a shard count other than the run's is refused.
+    /// Takes the games in progress to play on from: the run's (as [`SelfPlay::encode`] writes
+    /// them, e.g. from a checkpoint; a shard count other than the run's is refused), or the
+    /// games of a part of the same shards ([`SelfPlayPart::games`], e.g. those the learner holds
+    /// from a worker that died: the replacement then plays exactly what it would have played).
+    /// A refused input leaves the part as it was.
     pub fn start(&mut self, games: &[u8]) -> TrainResult<()> {
+        if games.starts_with(GAMES_MAGIC) {
+            let (shards, theirs) = read_part_games(&self.cfg, &self.selfplay, games)?;
+            if shards != self.shards {
+                return Err(TrainError::Remote(format!(
+                    "the games in progress are of shards {shards:?}, this part plays {:?}",
+                    self.shards
+                )));
+            }
+            let mut fresh = self.selfplay.clone();
+            fresh.adopt_shards(&theirs, shards)?;
+            self.selfplay = fresh;
+            return Ok(());
+        }
         let mut fresh = self.selfplay.clone();
         fresh.decode(&mut ByteReader::new(games))?;
         if fresh.threads() != self.selfplay.threads() {
@@ -198,7 +225,7 @@ impl SelfPlayPart {
         w.u64(self.digest);
         w.u64(self.shards.start as u64);
         w.u64(self.shards.end as u64);
-        self.selfplay.encode(&mut w);
+        self.selfplay.encode_shards(self.shards.clone(), &mut w);
         w.buf
     }
 }
@@ -360,6 +387,36 @@ pub fn join_reports(
     Ok((stats, samples))
 }
 
+/// Reads a part's games in progress ([`SelfPlayPart::games`]) under `cfg`: its shards and a
+/// clone of `like` (a set of the run's shards) holding them.
+fn read_part_games(
+    cfg: &TrainConfig,
+    like: &SelfPlay,
+    bytes: &[u8],
+) -> TrainResult<(Range<usize>, SelfPlay)> {
+    let total = like.threads();
+    let mut r = ByteReader::new(bytes);
+    if r.bytes_raw(GAMES_MAGIC.len()).ok() != Some(&GAMES_MAGIC[..]) {
+        return Err(TrainError::Remote(
+            "a worker's games in progress: bad magic bytes".into(),
+        ));
+    }
+    if r.u64()? != config_digest(cfg) {
+        return Err(TrainError::Remote(
+            "a worker's games in progress are of another configuration".into(),
+        ));
+    }
+    let (start, end) = (r.u64()? as usize, r.u64()? as usize);
+    if start >= end || end > total {
+        return Err(TrainError::Remote(format!(
+            "a worker's games in progress are of shards {start}..{end} (of {total}, each once)"
+        )));
+    }
+    let mut theirs = like.clone();
+    theirs.decode_shards(start..end, &mut r)?;
+    Ok((start..end, theirs))
+}
+
 /// Gathers the workers' games in progress ([`SelfPlayPart::games`], in any order) into the
 /// learner's `selfplay` (the run's every shard), for a checkpoint. Refused, leaving `selfplay`
 /// as it was, when a part cannot be read, is of another configuration, or the parts do not cover
@@ -373,26 +430,14 @@ pub fn join_games(
     let mut joined = selfplay.clone();
     let mut covered = vec![false; total];
     for bytes in parts {
-        let mut r = ByteReader::new(bytes);
-        if r.bytes_raw(GAMES_MAGIC.len()).ok() != Some(&GAMES_MAGIC[..]) {
-            return Err(TrainError::Remote(
-                "a worker's games in progress: bad magic bytes".into(),
-            ));
-        }
-        if r.u64()? != config_digest(cfg) {
-            return Err(TrainError::Remote(
-                "a worker's games in progress are of another configuration".into(),
-            ));
-        }
-        let (start, end) = (r.u64()? as usize, r.u64()? as usize);
-        if start >= end || end > total || covered[start..end].iter().any(|&c| c) {
+        let (shards, theirs) = read_part_games(cfg, selfplay, bytes)?;
+        let (start, end) = (shards.start, shards.end);
+        if covered[start..end].iter().any(|&c| c) {
             return Err(TrainError::Remote(format!(
                 "a worker's games in progress are of shards {start}..{end} (of {total}, each \
                  once)"
             )));
         }
-        let mut theirs = selfplay.clone();
-        theirs.decode(&mut r)?;
         joined.adopt_shards(&theirs, start..end)?;
         covered[start..end].iter_mut().for_each(|c| *c = true);
     }
@@ -526,6 +571,55 @@ mod tests {
         sp.encode(&mut a);
         fresh.encode(&mut b);
         assert_eq!(a.buf, b.buf, "a refused join leaves the games as they were");
+    }
+
+    #[test]
+    fn a_part_started_from_a_lost_parts_games_replays_it_exactly() {
+        // What the learner does when a worker dies: it holds the worker's games after the last
+        // iteration it collected, starts a new part of the same shards from them and replays
+        // the iteration: the report is the one the dead worker would have sent.
+        let cfg = config(4);
+        let mut ps = parts(&cfg, 2);
+        ps[1].play(|| UniformEvaluator, 0, 40);
+        let held = ps[1].games();
+        let want = ps[1].play(|| UniformEvaluator, 1, 40);
+        let after = ps[1].games();
+        let mut new = SelfPlayPart::new(&cfg, worker_shards(1, 2, 4)).unwrap();
+        new.start(&held).unwrap();
+        assert_eq!(new.play(|| UniformEvaluator, 1, 40), want);
+        assert_eq!(new.games(), after);
+        // Games of other shards, or of another configuration, are refused and change nothing.
+        let mut other = SelfPlayPart::new(&cfg, worker_shards(0, 2, 4)).unwrap();
+        let before = other.games();
+        let e = other.start(&held).unwrap_err().to_string();
+        assert!(e.contains("shards 2..4") && e.contains("0..2"), "{e}");
+        let mut seed = cfg.clone();
+        seed.seed += 1;
+        let mut foreign = SelfPlayPart::new(&seed, worker_shards(1, 2, 4)).unwrap();
+        assert!(foreign
+            .start(&held)
+            .unwrap_err()
+            .to_string()
+            .contains("another configuration"));
+        let mut cut = held.clone();
+        cut.truncate(held.len() / 2);
+        assert!(other.start(&cut).is_err());
+        assert_eq!(other.games(), before);
+        let mut long = held.clone();
+        long.push(0);
+        let e = new.start(&long).unwrap_err().to_string();
+        assert!(e.contains("bytes after"), "{e}");
+        assert_eq!(
+            new.games(),
+            after,
+            "a refused start leaves the part as it was"
+        );
+        // A part sends its own shards' games only: one shard of four here.
+        let fresh = SelfPlayPart::new(&cfg, 0..1).unwrap();
+        let mut whole = ByteWriter::new();
+        fresh.selfplay.encode(&mut whole);
+        let own = fresh.games().len();
+        assert!(own < whole.buf.len() / 2, "{own} of {}", whole.buf.len());
     }
 
     #[test]

@@ -173,7 +173,9 @@ impl PySelfPlayWorker {
         self.shards
     }
 
-    /// Takes the run's games in progress (the learner sends them when a session starts).
+    /// Takes the games in progress to play on from: the run's (the learner sends them when a
+    /// session starts), or those of a part of the same shards (`games()`, e.g. of a worker
+    /// that died).
     fn start(&mut self, py: Python<'_>, games: &[u8]) -> PyResult<()> {
         #[cfg(feature = "train")]
         return py.detach(|| self.inner.start(games)).map_err(train_error);
@@ -207,7 +209,8 @@ impl PySelfPlayWorker {
         }
     }
 
-    /// Its games in progress, for the learner's checkpoint.
+    /// Its shards' games in progress: the learner keeps them for its checkpoints and to replay
+    /// the shards elsewhere if this worker is lost.
     fn games<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         #[cfg(feature = "train")]
         return Ok(PyBytes::new(py, &self.inner.games()));
@@ -264,7 +267,8 @@ impl PyRemote {
         });
         result.map_err(|e| {
             let msg = Python::attach(|py| format!("selfplay.{method}(): {}", e.value(py)));
-            self.error = Some(e);
+            // The first error is the cause (a later one comes from saving after it).
+            self.error.get_or_insert(e);
             TrainError::Remote(msg)
         })
     }

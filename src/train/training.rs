@@ -95,6 +95,32 @@ fn write_generation(trainer: &Trainer, out: &Path, elapsed: f64) -> TrainResult<
     ckpt.write(&generations::generation_path(out, ckpt.counters.iteration))
 }
 
+/// When a distributed iteration fails for good (the workers gave up, a report was refused):
+/// saves what the learner holds, the run as it stood after the last iteration it completed, with
+/// the games in progress the learner keeps for every shard (`RemoteSelfPlay::games`), so that
+/// the same command resumes there. The iteration that failed is all that is lost. Nothing is
+/// written if the games cannot be had (the last checkpoint then stands); the file is replaced
+/// atomically, never half-written.
+fn save_after_failure(
+    trainer: &mut Trainer,
+    remote: &mut dyn RemoteSelfPlay,
+    path: &Path,
+    elapsed: f64,
+) {
+    if trainer.in_flight().is_some() || trainer.gather_remote(remote).is_err() {
+        return;
+    }
+    if let Ok(ckpt) = trainer.checkpoint(elapsed) {
+        if ckpt.write(path).is_ok() {
+            eprintln!(
+                "the run stopped after iteration {}: saved in {} (the same command resumes it)",
+                trainer.counters.iteration,
+                path.display()
+            );
+        }
+    }
+}
+
 /// Runs (or resumes) a training run in `opts.out` (see the [module docs](self)).
 pub fn run(cfg: TrainConfig, opts: &RunOptions) -> TrainResult<RunSummary> {
     run_with(cfg, opts, None)
@@ -171,7 +197,14 @@ pub fn run_with(
                     && step < cfg.training.iterations
                     && !checkpoint_now
                     && !past_deadline();
-                trainer.iteration_remote(r, overlap_next)?
+                match trainer.iteration_remote(r, overlap_next) {
+                    Ok(it) => it,
+                    Err(e) => {
+                        let elapsed = elapsed_before + start.elapsed().as_secs_f64();
+                        save_after_failure(&mut trainer, r, &ckpt_path, elapsed);
+                        return Err(e);
+                    }
+                }
             }
             None => trainer.iteration()?,
         };

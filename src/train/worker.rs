@@ -50,7 +50,7 @@ impl SelfPlayWorker {
         self.part.shards()
     }
 
-    /// Takes the run's games in progress (see [`SelfPlayPart::start`]).
+    /// Takes the games in progress to play on from (see [`SelfPlayPart::start`]).
     pub fn start(&mut self, games: &[u8]) -> TrainResult<()> {
         self.part.start(games)
     }
@@ -72,7 +72,7 @@ impl SelfPlayWorker {
             .play(|| NetworkEvaluator::new(core), version, positions))
     }
 
-    /// Its games in progress, for the learner's checkpoint.
+    /// Its shards' games in progress (the learner keeps them: checkpoints, replays).
     pub fn games(&self) -> Vec<u8> {
         self.part.games()
     }

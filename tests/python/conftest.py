@@ -19,6 +19,32 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     return scores.argmax(axis=-1)
 
 
+def our_ray_processes(title: str) -> list[int]:
+    """The processes titled ``ray::<title>`` (a Ray task or actor running) that descend from
+    this test process, i.e. of the Ray instance the test started: the only ones a test kills."""
+    from pathlib import Path
+
+    def parent(pid: int) -> int:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat[stat.rindex(")") + 2:].split()[1])
+
+    me, found = os.getpid(), []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if not (entry / "cmdline").read_bytes().startswith(f"ray::{title}".encode()):
+                continue
+            pid = int(entry.name)
+            while pid > 1 and pid != me:
+                pid = parent(pid)
+        except (OSError, ValueError):
+            continue
+        if pid == me:
+            found.append(int(entry.name))
+    return found
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)

@@ -66,21 +66,82 @@ impl SelfPlay {
             return Err(corrupt(format!("{n} games in progress, the config has {total}")).into());
         }
         for s in &shards {
-            let foreign = |g: u64| g % s.stride != s.index;
-            if foreign(s.next_game)
-                || s.slots
-                    .iter()
-                    .any(|x| foreign(x.game) || x.game >= s.next_game)
-            {
-                return Err(corrupt("game numbers do not fit their shard".into()).into());
-            }
+            s.check_game_numbers()?;
         }
         self.shards = shards;
+        Ok(())
+    }
+
+    /// Writes the games in progress of the shards in `shards` only (what a worker playing them
+    /// sends: [`crate::az::remote::SelfPlayPart::games`]).
+    ///
+    /// # Panics
+    /// If `shards` is past the last shard.
+    pub fn encode_shards(&self, shards: std::ops::Range<usize>, w: &mut ByteWriter) {
+        for s in &self.shards[shards] {
+            s.encode(w);
+        }
+    }
+
+    /// Reads the shards in `shards` written by [`SelfPlay::encode_shards`] into this set (of
+    /// the same rules, settings and shard count), which must then be at the end of `r`. Each
+    /// shard must hold as many games as this set's; a refused input leaves the set as it was.
+    pub fn decode_shards(
+        &mut self,
+        shards: std::ops::Range<usize>,
+        r: &mut ByteReader<'_>,
+    ) -> TrainResult<()> {
+        let corrupt = |m: String| CheckpointError::Corrupt(format!("self-play state: {m}"));
+        let t = self.shards.len();
+        if shards.is_empty() || shards.end > t {
+            return Err(corrupt(format!("shards {shards:?} of a set of {t}")).into());
+        }
+        let (rules, settings) = (self.shards[0].rules, self.shards[0].settings.clone());
+        let mut read = Vec::with_capacity(shards.len());
+        for k in shards.clone() {
+            let mut shard = Shard::new(rules, settings.clone(), 0, k as u64, t as u64);
+            let next = r.u64()?;
+            shard.decode(next, r)?;
+            if shard.slots.len() != self.shards[k].slots.len() {
+                return Err(corrupt(format!(
+                    "shard {k} has {} games in progress, expected {}",
+                    shard.slots.len(),
+                    self.shards[k].slots.len()
+                ))
+                .into());
+            }
+            shard.check_game_numbers()?;
+            read.push(shard);
+        }
+        if r.remaining() != 0 {
+            return Err(corrupt(format!("{} bytes after the shards", r.remaining())).into());
+        }
+        for (k, shard) in shards.zip(read) {
+            self.shards[k] = shard;
+        }
         Ok(())
     }
 }
 
 impl Shard {
+    /// Refuses a shard whose games are not its own (`index, index + stride, …`, each started
+    /// before `next_game`).
+    fn check_game_numbers(&self) -> TrainResult<()> {
+        let foreign = |g: u64| g % self.stride != self.index;
+        if foreign(self.next_game)
+            || self
+                .slots
+                .iter()
+                .any(|x| foreign(x.game) || x.game >= self.next_game)
+        {
+            return Err(CheckpointError::Corrupt(
+                "self-play state: game numbers do not fit their shard".into(),
+            )
+            .into());
+        }
+        Ok(())
+    }
+
     /// Writes this shard's games in progress (0.1.0's single-shard layout).
     fn encode(&self, w: &mut ByteWriter) {
         w.u64(self.next_game);
