@@ -81,8 +81,8 @@ def main() -> None:
                    help="times in a row a worker's shards may be lost before the run stops "
                         "(each loss is replayed elsewhere; default 3)")
     p.add_argument("--restart-timeout", type=float, default=30.0,
-                   help="seconds a replacement worker may take to start before its shards go "
-                        "to a surviving worker (default 30)")
+                   help="seconds a replacement worker may take to start when no worker "
+                        "survives (at most 5 while one does: its shards go there; default 30)")
     p.add_argument("--learner-restarts", type=int, default=1,
                    help="times a learner that dies is started again from its last checkpoint "
                         "(default 1)")

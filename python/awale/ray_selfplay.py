@@ -101,8 +101,8 @@ class RaySelfPlay:
         actors: the worker actors, actor ``k`` playing part ``k`` at the start.
         make_actor: starts a new worker actor (a replacement).
         max_failures: how many times in a row one part may be lost before the run stops.
-        restart_timeout: seconds a replacement actor may take to start before its part goes
-            to a surviving worker instead.
+        restart_timeout: seconds a replacement actor may take to start when no worker
+            survives (at most 5 while one does: the part then goes to a survivor).
     """
 
     def __init__(
@@ -252,11 +252,13 @@ class RaySelfPlay:
         alive = self._survivors()
         # A new actor when the cluster has room for one (its CPUs came back, a node joined);
         # with no survivor, one is tried anyway (Ray's view of free CPUs lags a death), for up
-        # to restart_timeout seconds.
+        # to restart_timeout seconds. With survivors, it gets 5 s at most: Ray may place it on
+        # a node just lost and not yet known dead, and a survivor can take the part meanwhile.
         actor = self._new_actor(must=not alive)
+        wait = self.restart_timeout if not alive else min(self.restart_timeout, 5.0)
         if actor is not None:
             try:
-                ray.get(actor.pid.remote(), timeout=self.restart_timeout)
+                ray.get(actor.pid.remote(), timeout=wait)
                 entry["to"] = "a new worker"
             except Exception:  # it did not start in time (or died): a survivor takes the part
                 ray.kill(actor)
@@ -367,8 +369,9 @@ def train_on_ray(
         learner_gpus: GPUs for the learner (its extension must be built with ``train-cuda``).
         max_failures: how many times in a row the same part (a worker's shards) may be lost
             before the run stops (each loss is replayed on another actor).
-        restart_timeout: seconds a replacement worker may take to start before its shards go
-            to a surviving worker instead.
+        restart_timeout: seconds a replacement worker may take to start when no worker
+            survives, before the run stops (at most 5 s while one does: its shards then go to
+            a surviving worker).
         learner_restarts: how many times a learner that dies is started again; it resumes from
             the last checkpoint in ``out`` (what it did since is played again, the same way).
 
