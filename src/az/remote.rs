@@ -171,17 +171,15 @@ impl SelfPlayPart {
     /// A refused input leaves the part as it was.
     pub fn start(&mut self, games: &[u8]) -> TrainResult<()> {
         if games.starts_with(GAMES_MAGIC) {
-            let (shards, theirs) = read_part_games(&self.cfg, &self.selfplay, games)?;
+            let (shards, mut r) = part_games_header(&self.cfg, self.selfplay.threads(), games)?;
             if shards != self.shards {
                 return Err(TrainError::Remote(format!(
                     "the games in progress are of shards {shards:?}, this part plays {:?}",
                     self.shards
                 )));
             }
-            let mut fresh = self.selfplay.clone();
-            fresh.adopt_shards(&theirs, shards)?;
-            self.selfplay = fresh;
-            return Ok(());
+            // Decoded in place: a refused input leaves the set as it was.
+            return self.selfplay.decode_shards(shards, &mut r);
         }
         let mut fresh = self.selfplay.clone();
         fresh.decode(&mut ByteReader::new(games))?;
@@ -387,14 +385,14 @@ pub fn join_reports(
     Ok((stats, samples))
 }
 
-/// Reads a part's games in progress ([`SelfPlayPart::games`]) under `cfg`: its shards and a
-/// clone of `like` (a set of the run's shards) holding them.
-fn read_part_games(
+/// Reads the header of a part's games in progress ([`SelfPlayPart::games`]) under `cfg`, for a
+/// run of `total` shards: the part's shards, and the reader at their games (for
+/// [`SelfPlay::decode_shards`]).
+fn part_games_header<'a>(
     cfg: &TrainConfig,
-    like: &SelfPlay,
-    bytes: &[u8],
-) -> TrainResult<(Range<usize>, SelfPlay)> {
-    let total = like.threads();
+    total: usize,
+    bytes: &'a [u8],
+) -> TrainResult<(Range<usize>, ByteReader<'a>)> {
     let mut r = ByteReader::new(bytes);
     if r.bytes_raw(GAMES_MAGIC.len()).ok() != Some(&GAMES_MAGIC[..]) {
         return Err(TrainError::Remote(
@@ -412,9 +410,7 @@ fn read_part_games(
             "a worker's games in progress are of shards {start}..{end} (of {total}, each once)"
         )));
     }
-    let mut theirs = like.clone();
-    theirs.decode_shards(start..end, &mut r)?;
-    Ok((start..end, theirs))
+    Ok((start..end, r))
 }
 
 /// Gathers the workers' games in progress ([`SelfPlayPart::games`], in any order) into the
@@ -430,7 +426,7 @@ pub fn join_games(
     let mut joined = selfplay.clone();
     let mut covered = vec![false; total];
     for bytes in parts {
-        let (shards, theirs) = read_part_games(cfg, selfplay, bytes)?;
+        let (shards, mut r) = part_games_header(cfg, total, bytes)?;
         let (start, end) = (shards.start, shards.end);
         if covered[start..end].iter().any(|&c| c) {
             return Err(TrainError::Remote(format!(
@@ -438,7 +434,7 @@ pub fn join_games(
                  once)"
             )));
         }
-        joined.adopt_shards(&theirs, start..end)?;
+        joined.decode_shards(shards, &mut r)?;
         covered[start..end].iter_mut().for_each(|c| *c = true);
     }
     if let Some(k) = covered.iter().position(|&c| !c) {

@@ -37,7 +37,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::data::{ReplayBuffer, Sample};
 use super::selfplay_tables::SelfPlayTables;
-use super::{CheckpointError, TrainResult};
+use super::TrainResult;
 use crate::agents::{derive_seed, random_bit};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
@@ -317,36 +317,6 @@ impl SelfPlay {
             samples.extend(x);
         }
         (stats, samples)
-    }
-
-    /// Takes the games of the shards in `shards` from `other`, a self-play set of the same
-    /// rules, settings and shard count (e.g. decoded from a worker that played those shards).
-    pub fn adopt_shards(
-        &mut self,
-        other: &SelfPlay,
-        shards: std::ops::Range<usize>,
-    ) -> TrainResult<()> {
-        let corrupt = |m: String| CheckpointError::Corrupt(format!("self-play state: {m}"));
-        if other.shards.len() != self.shards.len() || shards.end > self.shards.len() {
-            return Err(corrupt(format!(
-                "shards {shards:?} of a set of {} shards, this one has {}",
-                other.shards.len(),
-                self.shards.len()
-            ))
-            .into());
-        }
-        for k in shards {
-            if other.shards[k].slots.len() != self.shards[k].slots.len() {
-                return Err(corrupt(format!(
-                    "shard {k} has {} games in progress, expected {}",
-                    other.shards[k].slots.len(),
-                    self.shards[k].slots.len()
-                ))
-                .into());
-            }
-            self.shards[k] = other.shards[k].clone();
-        }
-        Ok(())
     }
 }
 
