@@ -78,11 +78,15 @@ t=$SECONDS
 awale train --config tiny --out "$TMP/run" --no-progress > "$TMP/train.log" 2>&1 || { cat "$TMP/train.log"; exit 1; }
 test -f "$TMP/run/checkpoint.ckpt"
 # The recipes are built in by name (the wheel has no training/ folder); an unknown name lists them.
-awale train --config abapa --print-config | grep -q 'name = "abapa"'
+# Output goes to files before grep: `| grep -q` stops reading at the first match, and the closed
+# pipe ends awale with status 141 (as it ends cat), which pipefail counts as a failure.
+awale train --config abapa --print-config > "$TMP/abapa.toml"
+grep -q 'name = "abapa"' "$TMP/abapa.toml" || { cat "$TMP/abapa.toml"; exit 1; }
 if awale train --config abapx > "$TMP/bad.log" 2>&1; then echo "--config abapx ran" >&2; exit 1; fi
 grep -q "oware3" "$TMP/bad.log" || { cat "$TMP/bad.log"; exit 1; }
 awale tournament --agents "nn:path=$TMP/run/checkpoint.ckpt,sims=8,name=net,random" --games 2 --no-progress \
-  | grep -q "net"
+  > "$TMP/nn-tournament.txt"
+grep -q "net" "$TMP/nn-tournament.txt" || { cat "$TMP/nn-tournament.txt"; exit 1; }
 python - "$TMP/run/checkpoint.ckpt" <<'PYEOF'
 import sys
 import numpy as np

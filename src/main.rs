@@ -1,14 +1,7 @@
 //! The `awale` command-line tool: one binary, one subcommand per job. The subcommands live in
 //! the library (`awale::cli`, feature `cli`) so that the Python wheel's `awale` command runs the
-//! same code.
-
-use awale::cli;
-use clap::Parser;
+//! same code, and exits with the same status (`awale::cli::main`).
 
 fn main() {
-    let args = cli::Cli::parse();
-    if let Err(e) = cli::run(args) {
-        eprintln!("error: {e}");
-        std::process::exit(2);
-    }
+    std::process::exit(awale::cli::main(std::env::args_os()));
 }

@@ -919,3 +919,38 @@ fn the_game_flags_are_checked_by_the_library_game_run() {
         let _ = std::fs::remove_dir_all(&out);
     }
 }
+
+/// A reader that went away (`awale rules | head -1`, `| grep -q`) ends the command quietly with
+/// status 141, as it ends `cat` or `git`: no panic, no backtrace, nothing on stderr. The pipe's
+/// read end is closed before the command starts, so its first line already fails.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    for args in [
+        &["rules"][..],
+        &["show", "abapa"],
+        &["perft", "3"],
+        &[
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "2",
+            "--no-progress",
+        ],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_awale"))
+            .args(args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(awale::cli::BROKEN_PIPE_STATUS),
+            "{args:?}"
+        );
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
+}

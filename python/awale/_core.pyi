@@ -271,8 +271,9 @@ def preset_summary(name: str) -> str:
 
 def main(argv: list[str]) -> int:
     """Runs the ``awale`` command line on ``argv`` (the arguments after the program name) and
-    returns its exit status (0 on success, 2 on a usage error or a failed command). Built with
-    the ``cli`` feature, as the wheel is; used by the ``awale`` console script."""
+    returns its exit status (0 on success, 2 on a usage error or a failed command, 141 when
+    stdout is closed under it, as by ``| head -1``). Built with the ``cli`` feature, as the
+    wheel is; used by the ``awale`` console script."""
 
 def parse_position(text: str) -> State:
     """Parses a position in position notation (``"abapa 4,4,4,4,4,4/4,4,4,4,4,4 0,0 0"``; a

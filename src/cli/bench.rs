@@ -94,7 +94,7 @@ fn run_tablebase(a: TablebaseArgs) -> Result<(), Box<dyn std::error::Error>> {
         moves += table.probe(s)?.moves.len();
     }
     let probe_secs = t.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "{} random positions of 1 to {} seeds ({}): value {:.2} M/s, probe (value and every move) {:.2} M/s, {:.1} moves per position (checksum {sum})",
         states.len(),
         table.max_seeds(),
@@ -236,12 +236,12 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
     #[cfg(not(feature = "train"))]
     let (net, label): (&dyn Network, String) = {
         if !a.uniform {
-            eprintln!("note: built without the `train` feature: measuring with a uniform network");
+            errln!("note: built without the `train` feature: measuring with a uniform network");
         }
         (&uniform, "uniform network".to_string())
     };
     if !a.json {
-        println!(
+        outln!(
             "self-play '{}' on {rules}, {label}, {} concurrent games, {} simulations ({} fast, full search p = {})",
             cfg.name,
             cfg.selfplay.concurrent_games,
@@ -249,7 +249,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
             cfg.search.fast_simulations,
             cfg.search.full_search_prob
         );
-        println!(
+        outln!(
             "{:>7} {:>9} {:>10} {:>12} {:>16} {:>12} {:>11} {:>8} {:>21}",
             "threads",
             "positions",
@@ -269,7 +269,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..a.repeat {
             let m = measure_selfplay(net, &cfg, threads, positions)?;
             if a.json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::json!({
                         "config": cfg.name,
@@ -304,7 +304,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 String::new()
             };
-            println!(
+            outln!(
                 "{:>7} {:>9} {:>10.2} {:>12} {:>16} {:>12} {:>11.1} {:>7.2}x {range:>21}",
                 m.threads,
                 m.stats.positions,
@@ -323,7 +323,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
 fn run_engine(a: EngineArgs) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = a.rules.parse()?;
     let r = awale::bench::random_play(&rules, a.moves, a.seed);
-    println!(
+    outln!(
         "engine {rules}: {} moves in {} games, {:.3} s: {:.2} M moves/s ({:.1} plies per game)",
         r.moves,
         r.games,
@@ -393,12 +393,18 @@ fn run_batch(a: BatchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .map(|s| s.parse::<ObsEncoding>())
         .collect::<Result<Vec<_>, _>>()?;
     if !a.json {
-        println!(
+        outln!(
             "batch {rules}, opponent {opponent}, reset {reset}: random legal actions, step time only"
         );
-        println!(
+        outln!(
             "{:>8} {:>7} {:>16} {:>9} {:>12} {:>16} {:>25}",
-            "boards", "threads", "obs", "steps", "seconds", "board-steps/s", "range"
+            "boards",
+            "threads",
+            "obs",
+            "steps",
+            "seconds",
+            "board-steps/s",
+            "range"
         );
     }
     for &enc in &encodings {
@@ -425,7 +431,7 @@ fn run_batch(a: BatchArgs) -> Result<(), Box<dyn std::error::Error>> {
                         0.0
                     };
                     if a.json {
-                        println!(
+                        outln!(
                             "{}",
                             serde_json::json!({
                                 "rules": rules.to_string(),
@@ -455,7 +461,7 @@ fn run_batch(a: BatchArgs) -> Result<(), Box<dyn std::error::Error>> {
                     } else {
                         String::new()
                     };
-                    println!(
+                    outln!(
                         "{boards:>8} {threads:>7} {:>16} {steps:>9} {secs:>12.3} {:>16} {range:>25}",
                         enc.to_string(),
                         group_thousands(rate as u64)

@@ -77,8 +77,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         &awale::train::registry(),
         &ProgressBar::new(!args.play.no_progress),
     )?;
-    print!("{}", report.table());
-    println!(
+    out!("{}", report.table());
+    outln!(
         "\n{} players, {} {}, {} of {} games played; results in {} (ladder.csv, ladder.svg, tb/)",
         report.entries.len(),
         report.pairings,
@@ -95,7 +95,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         out.display()
     );
     if !report.tournament.complete {
-        println!("not finished: run the same command again to resume");
+        outln!("not finished: run the same command again to resume");
     }
     Ok(())
 }

@@ -113,14 +113,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     });
     bar.finish_and_clear();
     let report = report?;
-    print!("{}", report.text());
+    out!("{}", report.text());
     if let Some(dir) = &args.out {
-        println!(
+        outln!(
             "results in {} (match.json, games.jsonl, ...)",
             dir.display()
         );
         if report.verdict == "in progress" {
-            println!("not finished: run the same command again to resume");
+            outln!("not finished: run the same command again to resume");
         }
     }
     Ok(())

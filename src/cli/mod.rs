@@ -2,6 +2,9 @@
 
 use clap::{Parser, Subcommand};
 
+#[macro_use]
+mod output;
+
 mod bench;
 mod game_args;
 #[cfg(feature = "train")]
@@ -67,6 +70,8 @@ pub enum Command {
     #[cfg(feature = "train")]
     Network(network::Args),
 }
+
+pub use output::{exit_status, main, BROKEN_PIPE_STATUS, FAILURE_STATUS};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {

@@ -57,17 +57,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let core = NetCore::load(&file)?;
             let h = header(&core);
             if json {
-                println!("{}", serde_json::to_string_pretty(&h)?);
+                outln!("{}", serde_json::to_string_pretty(&h)?);
             } else {
                 let params: usize = core.net.param_values().len();
-                println!("{}", file.display());
-                println!("  rules     {}", h.rules);
-                println!("  encoding  {} ({} inputs)", h.encoding, h.input);
-                println!(
+                outln!("{}", file.display());
+                outln!("  rules     {}", h.rules);
+                outln!("  encoding  {} ({} inputs)", h.encoding, h.input);
+                outln!(
                     "  shape     {} -> {:?} -> {} logits + {} value(s) + score ({params} parameters)",
                     h.input, h.hidden, h.actions, h.values
                 );
-                println!("  search    {:?}", core.config.search.kind);
+                outln!("  search    {:?}", core.config.search.kind);
             }
             Ok(())
         }
@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let core = NetCore::load(&file)?;
             write_safetensors(&core, &out)?;
             let bytes = std::fs::metadata(&out)?.len();
-            println!(
+            outln!(
                 "wrote {} ({bytes} bytes): {} {} -> {:?}; load it in Python with awale.torch.network",
                 out.display(),
                 core.rules,

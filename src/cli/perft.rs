@@ -46,35 +46,39 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         (None, true) => "abapa".to_string(),
     };
     let (rules, state) = parse_position(&text)?;
-    println!("perft from {}", format_position(&rules, &state));
+    outln!("perft from {}", format_position(&rules, &state));
     if args.divide {
         let started = Instant::now();
         let split = perft_divide(&rules, &state, args.depth);
         let total: u64 = split.iter().map(|(_, n)| n).sum();
         for (house, n) in &split {
-            println!("{:>4}  {n}", format_move(&rules, state.to_move(), *house));
+            outln!("{:>4}  {n}", format_move(&rules, state.to_move(), *house));
         }
-        println!("total {total} at depth {}", args.depth);
-        print_speed(total, started);
+        outln!("total {total} at depth {}", args.depth);
+        print_speed(total, started)?;
         return Ok(());
     }
-    println!(
+    outln!(
         "{:>5}  {:>16}  {:>10}  {:>14}",
-        "depth", "nodes", "seconds", "nodes/s"
+        "depth",
+        "nodes",
+        "seconds",
+        "nodes/s"
     );
     for depth in 1..=args.depth {
         let started = Instant::now();
         let n = perft(&rules, &state, depth);
         let secs = started.elapsed().as_secs_f64();
         let rate = if secs > 0.0 { n as f64 / secs } else { 0.0 };
-        println!("{depth:>5}  {n:>16}  {secs:>10.3}  {rate:>14.0}");
+        outln!("{depth:>5}  {n:>16}  {secs:>10.3}  {rate:>14.0}");
     }
     Ok(())
 }
 
-fn print_speed(nodes: u64, started: Instant) {
+fn print_speed(nodes: u64, started: Instant) -> std::io::Result<()> {
     let secs = started.elapsed().as_secs_f64();
     if secs > 0.0 {
-        println!("{secs:.3} s, {:.0} nodes/s", nodes as f64 / secs);
+        outln!("{secs:.3} s, {:.0} nodes/s", nodes as f64 / secs);
     }
+    Ok(())
 }

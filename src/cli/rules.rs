@@ -168,10 +168,10 @@ fn describe(rules: &Rules) -> String {
 /// Runs `awale rules`.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     match args.preset {
-        None => print!("{}", overview()),
+        None => out!("{}", overview()),
         Some(spec) => {
             let rules: Rules = spec.parse()?;
-            print!("{}", describe(&rules));
+            out!("{}", describe(&rules));
         }
     }
     Ok(())

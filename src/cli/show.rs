@@ -62,6 +62,6 @@ pub fn describe(text: &str) -> awale::Result<String> {
 
 /// Runs `awale show`.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    print!("{}", describe(&args.position.join(" "))?);
+    out!("{}", describe(&args.position.join(" "))?);
     Ok(())
 }

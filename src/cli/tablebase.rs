@@ -132,7 +132,7 @@ fn accuracy(args: AccuracyArgs) -> Result<(), Box<dyn std::error::Error>> {
     for spec in &specs {
         agents.push(registry.build(spec, &rules)?);
     }
-    eprintln!(
+    errln!(
         "drawing {} positions with at most {} seeds from games between {} (seed {})",
         args.positions,
         args.max_seeds,
@@ -141,13 +141,16 @@ fn accuracy(args: AccuracyArgs) -> Result<(), Box<dyn std::error::Error>> {
     );
     let positions =
         awale::endgame::endgame_positions(&rules, args.max_seeds, args.positions, args.seed)?;
-    println!(
+    outln!(
         "{:<36}  {:>8}  {:>10}  {:>11}",
-        "agent", "optimal", "seeds lost", "result kept"
+        "agent",
+        "optimal",
+        "seeds lost",
+        "result kept"
     );
     for agent in &mut agents {
         let score = awale::endgame::endgame_accuracy(&table, &rules, &positions, agent.as_mut())?;
-        println!(
+        outln!(
             "{:<36}  {:>7.1}%  {:>10.3}  {:>10.1}%",
             agent.name(),
             100.0 * score.optimal_share(),
@@ -175,16 +178,21 @@ pub fn analyze(args: AnalyzeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let table = Tablebase::open(&args.dir, &record.rules, None)?;
     let moves = table.analyze(&record)?;
     if moves.is_empty() {
-        println!(
+        outln!(
             "no move of this game was played with {} seeds or fewer on the board",
             table.max_seeds()
         );
         return Ok(());
     }
     let rules = record.rules;
-    println!(
+    outln!(
         "{:>4}  {:<6}  {:>4}  {:>5}  {:>5}  {:>4}  best",
-        "ply", "player", "move", "seeds", "value", "loss"
+        "ply",
+        "player",
+        "move",
+        "seeds",
+        "value",
+        "loss"
     );
     let mut lost = [0u32; 2];
     let mut counted = [0u32; 2];
@@ -194,7 +202,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .map(|&h| format_move(&rules, m.player, h))
             .collect();
-        println!(
+        outln!(
             "{:>4}  {:<6}  {:>4}  {:>5}  {:>2}/{:<2}  {:>4}  {}{}",
             m.index + 1,
             player_name(&rules, m.player),
@@ -211,7 +219,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     for p in 0..2 {
         if counted[p] > 0 {
-            println!(
+            outln!(
                 "{}: {} moves in the table, {} seeds lost against perfect play",
                 player_name(&rules, p),
                 counted[p],
@@ -225,7 +233,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<(), Box<dyn std::error::Error>> {
 fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = args.rules.parse()?;
     let total: u64 = (0..=args.max_seeds).map(|n| ways(rules.pits(), n)).sum();
-    eprintln!(
+    errln!(
         "building {} up to {} seeds: {total} positions ({:.1} MiB on disk)",
         rules.base_name(),
         args.max_seeds,
@@ -258,14 +266,19 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     bar.finish_and_clear();
     let build_secs = started.elapsed().as_secs_f64();
     let paths = table.save(&args.out)?;
-    println!(
+    outln!(
         "{:>5}  {:>12}  {:>8}  {:>6}  {:>12}  {:>8}",
-        "seeds", "positions", "terminal", "sweeps", "cycle-valued", "seconds"
+        "seeds",
+        "positions",
+        "terminal",
+        "sweeps",
+        "cycle-valued",
+        "seconds"
     );
     for line in lines.into_inner().unwrap() {
-        println!("{line}");
+        outln!("{line}");
     }
-    println!(
+    outln!(
         "built {total} positions in {build_secs:.1} s on {} threads{}; wrote {} files to {}",
         if args.threads == 0 {
             rayon::current_num_threads()
@@ -295,8 +308,8 @@ fn probe(args: ProbeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let probe = table.probe(&state)?;
     let me = state.to_move();
     let other = 1 - me;
-    println!("position: {}", format_position(&rules, &state));
-    println!(
+    outln!("position: {}", format_position(&rules, &state));
+    outln!(
         "value:    {} of the {} seeds on the board to {} ({} to {}){}",
         probe.value,
         probe.seeds,
@@ -313,14 +326,14 @@ fn probe(args: ProbeArgs) -> Result<(), Box<dyn std::error::Error>> {
         state.scores()[me] as u32 + probe.value as u32,
         state.scores()[other] as u32 + (probe.seeds - probe.value) as u32,
     );
-    println!(
+    outln!(
         "final:    {} {mine} - {theirs} {} under perfect play",
         player_name(&rules, me),
         player_name(&rules, other)
     );
-    println!("{:>5}  {:>5}  {:>4}", "move", "value", "loss");
+    outln!("{:>5}  {:>5}  {:>4}", "move", "value", "loss");
     for m in &probe.moves {
-        println!(
+        outln!(
             "{:>5}  {:>5}  {:>4}{}",
             format_move(&rules, me, m.house),
             m.value,

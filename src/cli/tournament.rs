@@ -122,8 +122,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         None => None,
     };
     let report = run_observed(&cfg, &entrants, &ProgressBar::new(!args.play.no_progress))?;
-    print!("{}", report.table());
-    print!("{}", report.clock_table());
+    out!("{}", report.table());
+    out!("{}", report.clock_table());
     if let Some(table) = endgame {
         let positions = awale::endgame::endgame_positions(
             &rules,
@@ -131,20 +131,23 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             args.endgame_positions,
             args.play.seed,
         )?;
-        println!(
+        outln!(
             "\nendgame accuracy ({} positions with at most {} seeds, seed {}):",
             positions.len(),
             table.max_seeds(),
             args.play.seed
         );
-        println!(
+        outln!(
             "{:<36}  {:>8}  {:>10}  {:>11}",
-            "agent", "optimal", "seeds lost", "result kept"
+            "agent",
+            "optimal",
+            "seeds lost",
+            "result kept"
         );
         for e in &entrants {
             let mut agent = e.make()?;
             let score = awale::endgame::endgame_accuracy(&table, &rules, &positions, &mut agent)?;
-            println!(
+            outln!(
                 "{:<36}  {:>7.1}%  {:>10.3}  {:>10.1}%",
                 e.name(),
                 100.0 * score.optimal_share(),
@@ -154,12 +157,12 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if let Some(dir) = &args.out {
-        println!(
+        outln!(
             "\nresults in {} (games.jsonl, results.json, ratings.csv, crosstable.csv, los.csv, games.csv)",
             dir.display()
         );
         if !report.complete {
-            println!(
+            outln!(
                 "{} games left: run the same command again to resume",
                 report.games_scheduled - report.games_played
             );

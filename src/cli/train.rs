@@ -102,7 +102,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let machine: Machine = m.parse()?;
         let from = cfg.selfplay.threads;
         cfg = scale_to(&cfg, machine)?;
-        eprintln!(
+        errln!(
             "sized for {machine} from the recipe's {from} threads: {} games in flight, {} positions \
              and {} gradient steps of {} per iteration, replay buffer {}",
             cfg.selfplay.concurrent_games,
@@ -119,7 +119,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         cfg.selfplay.threads = t;
     }
     if args.print_config {
-        print!("{}", cfg.to_toml());
+        out!("{}", cfg.to_toml());
         return Ok(());
     }
     let out = args.out.clone().unwrap_or_else(|| cfg.default_out());
@@ -129,7 +129,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         progress: !args.no_progress,
         final_eval: !args.no_eval,
     };
-    eprintln!(
+    errln!(
         "training '{}' on {} ({} iterations{}, self-play on {}) in {}",
         cfg.name,
         cfg.rules,
@@ -150,41 +150,47 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let keeps_generations = cfg.checkpoint.generations_every > 0;
     let s = run_training(cfg, &opts)?;
     if s.resumed {
-        println!("resumed from {}", s.checkpoint.display());
+        outln!("resumed from {}", s.checkpoint.display());
     }
-    println!(
+    outln!(
         "{} iterations, {} gradient steps, {} self-play games, {} training positions",
-        s.iterations, s.train_steps, s.games, s.positions
+        s.iterations,
+        s.train_steps,
+        s.games,
+        s.positions
     );
-    println!(
+    outln!(
         "self-play: {:.0} moves/s, {:.0} network evaluations/s, network batch mean {:.1} (max {})",
-        s.moves_per_sec, s.evals_per_sec, s.mean_batch, s.max_batch
+        s.moves_per_sec,
+        s.evals_per_sec,
+        s.mean_batch,
+        s.max_batch
     );
     if let Some(l) = &s.losses {
-        println!(
+        outln!(
             "last losses: total {:.4}, policy {:.4}, value {:.4}, score {:.4}; policy entropy {:.3}",
             l.loss, l.policy, l.value, l.score, l.entropy
         );
     }
     if let Some(r) = &s.final_eval {
-        print!("{}", r.table());
+        out!("{}", r.table());
     }
-    println!("checkpoint: {}", s.checkpoint.display());
+    outln!("checkpoint: {}", s.checkpoint.display());
     let wall = start.elapsed().as_secs_f64();
     match tables_secs {
-        Some(t) => println!(
+        Some(t) => outln!(
             "wall time: {wall:.1} s (building the endgame tables {t:.1} s, the run {:.1} s)",
             wall - t
         ),
-        None => println!("wall time: {wall:.1} s"),
+        None => outln!("wall time: {wall:.1} s"),
     }
-    println!(
+    outln!(
         "play against it:    awale play --rules {} --opponent nn:path={},sims=64",
         rules_spec,
         s.checkpoint.display()
     );
     if keeps_generations {
-        println!(
+        outln!(
             "its generations:    awale ladder {} --anchors greedy,alphabeta:depth=2,alphabeta:depth=4  \
              (into {})",
             out.display(),
@@ -192,7 +198,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     if args.config.is_none() {
-        println!(
+        outln!(
             "the full recipe:    awale train --config abapa --out runs/abapa  \
              (about 20 minutes on 2 cores; see docs/training.md)"
         );
@@ -232,7 +238,7 @@ fn prepare_tables(
     match selfplay_tables::prepare(cfg, cfg.selfplay.threads, &event)? {
         Prepared::Built(t) => {
             bar.finish_and_clear();
-            eprintln!(
+            errln!(
                 "built the endgame tables of {} up to {} seeds ({total} positions) in {:.1} s into {} \
                  (kept for later runs)",
                 rules.base_name(),

@@ -20,6 +20,7 @@
 //! their generators, the trainer's generator, counters), so a resumed run takes the same steps,
 //! bit for bit, as one that was never stopped.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -112,7 +113,8 @@ fn save_after_failure(
     }
     if let Ok(ckpt) = trainer.checkpoint(elapsed) {
         if ckpt.write(path).is_ok() {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "the run stopped after iteration {}: saved in {} (the same command resumes it)",
                 trainer.counters.iteration,
                 path.display()
@@ -231,7 +233,7 @@ pub fn run_with(
             if opts.progress {
                 bar.println(r.table());
             } else {
-                eprint!("{}", r.table());
+                let _ = write!(std::io::stderr(), "{}", r.table());
             }
         }
         if generations > 0 && step % generations == 0 {
@@ -248,7 +250,8 @@ pub fn run_with(
             let elapsed = elapsed_before + start.elapsed().as_secs_f64();
             trainer.checkpoint(elapsed)?.write(&ckpt_path)?;
             if !opts.progress {
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "iteration {step}: {} games, {} positions, {} steps, {:.0} s; checkpoint written",
                     trainer.counters.games, trainer.counters.positions, trainer.counters.train_steps, elapsed
                 );

@@ -112,6 +112,25 @@ def test_exit_statuses_match_the_binary(tmp_path: Path) -> None:
     assert "no-such-config.toml" in done.stderr
 
 
+def test_a_closed_stdout_ends_the_command_quietly(tmp_path: Path) -> None:
+    # `awale rules | head -1` and `| grep -q`: the reader goes away, the command stops with
+    # status 141 as `cat` does, with nothing on stderr (it was a PanicException and a
+    # backtrace). The read end is closed before the command starts.
+    for args in (["rules"], ["tournament", "--agents", "random,greedy", "--games", "2"]):
+        for command in (awale_command(), [sys.executable, "-m", "awale"]):
+            read, write = os.pipe()
+            os.close(read)
+            try:
+                done = subprocess.run(
+                    command + args, stdout=write, stderr=subprocess.PIPE, text=True,
+                    cwd=tmp_path, timeout=120,
+                )
+            finally:
+                os.close(write)
+            assert done.returncode == 141, (command, args, done.stderr)
+            assert done.stderr == "", (command, args)
+
+
 def test_main_in_process(capfd: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capfd.readouterr().out.strip() == f"awale {cargo_version()}"
