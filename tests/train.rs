@@ -523,6 +523,17 @@ impl awale::az::remote::RemoteSelfPlay for InProcess {
     }
 }
 
+/// A run into `dir` with no progress bar and no final evaluation (`fresh`: ignore a checkpoint
+/// already there).
+fn quiet_run(dir: &std::path::Path, fresh: bool) -> RunOptions {
+    RunOptions {
+        out: dir.to_path_buf(),
+        fresh,
+        progress: false,
+        final_eval: false,
+    }
+}
+
 fn in_process(cfg: &TrainConfig, workers: usize) -> InProcess {
     use awale::az::remote::worker_shards;
     InProcess {
@@ -583,12 +594,7 @@ fn a_distributed_run_writes_a_checkpoint_that_plays_and_resumes_locally() {
     let mut cfg = micro_config();
     cfg.training.iterations = 2;
     let dir = tempdir("distributed");
-    let opts = RunOptions {
-        out: dir.clone(),
-        fresh: true,
-        progress: false,
-        final_eval: false,
-    };
+    let opts = quiet_run(&dir, true);
     let mut remote = in_process(&cfg, 2);
     let s = run_with(cfg.clone(), &opts, Some(&mut remote)).unwrap();
     assert_eq!((s.iterations, s.positions > 0), (2, true));
@@ -640,16 +646,10 @@ fn a_distributed_run_that_fails_is_saved_after_its_last_complete_iteration() {
     let mut cfg = micro_config();
     cfg.training.iterations = 4;
     cfg.checkpoint.every = 0;
-    let opts = |dir: &std::path::Path, fresh| RunOptions {
-        out: dir.to_path_buf(),
-        fresh,
-        progress: false,
-        final_eval: false,
-    };
     let dir = tempdir("fails");
     let mut remote = in_process(&cfg, 2);
     remote.fail_at = Some(2);
-    let e = run_with(cfg.clone(), &opts(&dir, true), Some(&mut remote)).unwrap_err();
+    let e = run_with(cfg.clone(), &quiet_run(&dir, true), Some(&mut remote)).unwrap_err();
     assert!(e.to_string().contains("shard 1 was lost"), "{e}");
     let saved = Checkpoint::read(&dir.join("checkpoint.ckpt")).unwrap();
     assert_eq!(saved.counters.iteration, 2);
@@ -663,13 +663,13 @@ fn a_distributed_run_that_fails_is_saved_after_its_last_complete_iteration() {
     );
     let s = run_with(
         cfg.clone(),
-        &opts(&dir, false),
+        &quiet_run(&dir, false),
         Some(&mut in_process(&cfg, 2)),
     )
     .unwrap();
     assert!(s.resumed && s.iterations == 4);
     let local = tempdir("fails-local");
-    run(cfg.clone(), &opts(&local, true)).unwrap();
+    run(cfg.clone(), &quiet_run(&local, true)).unwrap();
     let (a, b) = (
         Checkpoint::read(&dir.join("checkpoint.ckpt")).unwrap(),
         Checkpoint::read(&local.join("checkpoint.ckpt")).unwrap(),
@@ -692,25 +692,19 @@ fn overlapped_distributed_self_play_drains_at_checkpoints_and_resumes_exactly() 
     cfg.training.warmup_steps = 0;
     cfg.training.iterations = 6;
     cfg.checkpoint.every = 3;
-    let opts = |dir: &std::path::Path, fresh| RunOptions {
-        out: dir.to_path_buf(),
-        fresh,
-        progress: false,
-        final_eval: false,
-    };
     // Straight through: the workers play iteration k+1 with the weights of before iteration
     // k's steps, except after a checkpoint (3) and at the start, where the pipeline refills.
     let a = tempdir("overlap-a");
     let mut remote = in_process(&cfg, 2);
-    run_with(cfg.clone(), &opts(&a, true), Some(&mut remote)).unwrap();
+    run_with(cfg.clone(), &quiet_run(&a, true), Some(&mut remote)).unwrap();
     assert_eq!(remote.versions, vec![0, 0, 1, 3, 3, 4]);
     // Stopped at the checkpoint of iteration 3, resumed with new workers: the same run.
     let b = tempdir("overlap-b");
     let mut half = cfg.clone();
     half.training.iterations = 3;
-    run_with(half, &opts(&b, true), Some(&mut in_process(&cfg, 2))).unwrap();
+    run_with(half, &quiet_run(&b, true), Some(&mut in_process(&cfg, 2))).unwrap();
     let mut remote = in_process(&cfg, 1);
-    let s = run_with(cfg.clone(), &opts(&b, false), Some(&mut remote)).unwrap();
+    let s = run_with(cfg.clone(), &quiet_run(&b, false), Some(&mut remote)).unwrap();
     assert!(s.resumed);
     assert_eq!(remote.versions, vec![3, 3, 4]);
     let (ka, kb) = (
@@ -724,7 +718,7 @@ fn overlapped_distributed_self_play_drains_at_checkpoints_and_resumes_exactly() 
     let c = tempdir("overlap-c");
     cfg.selfplay.overlap = false;
     let mut remote = in_process(&cfg, 2);
-    run_with(cfg.clone(), &opts(&c, true), Some(&mut remote)).unwrap();
+    run_with(cfg.clone(), &quiet_run(&c, true), Some(&mut remote)).unwrap();
     assert_eq!(remote.versions, vec![0, 1, 2, 3, 4, 5]);
 }
 
