@@ -33,7 +33,7 @@ for need in LICENSE-MIT LICENSE-APACHE README.md Cargo.toml src/lib.rs; do
   grep -qx "$need" "$TMP/files.txt" || { echo "error: $need is not in the crate" >&2; exit 1; }
 done
 # Only what the include list allows (Cargo adds Cargo.toml.orig, Cargo.lock and .cargo_vcs_info.json).
-bad=$(grep -Ev '^(src/.*\.rs|src/cli/serve/page\.html|benches/(engine|batch)\.rs|training/[a-z0-9_-]+\.toml|LICENSE-(MIT|APACHE)|README\.md|CHANGELOG\.md|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json)$' "$TMP/files.txt" || true)
+bad=$(grep -Ev '^(src/.*\.rs|src/cli/serve/page\.html|benches/(engine|batch)\.rs|training/[a-z0-9_-]+\.toml|baselines/[a-z0-9-]+\.(toml|safetensors)|scorecard/v[0-9]+\.toml|LICENSE-(MIT|APACHE)|README\.md|CHANGELOG\.md|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json)$' "$TMP/files.txt" || true)
 if [[ -n "$bad" ]]; then
   echo "error: unexpected files in the crate:" >&2
   echo "$bad" >&2
@@ -44,9 +44,9 @@ if grep -Eq '\.(ipynb|png|jpg|svg|jsonl|py|pyi)$|^(notebooks|runs|docs/img|pytho
   exit 1
 fi
 # A ceiling against files the include list lets in by mistake (the checks above name the kinds):
-# the crate is the source files, 153 at issue 42.
-if (( count > 175 )); then
-  echo "error: $count files in the crate (more than 175): review the include list in Cargo.toml" >&2
+# the crate is the source files, 153 at issue 42, and the baselines' 12 files (issue 50).
+if (( count > 200 )); then
+  echo "error: $count files in the crate (more than 200): review the include list in Cargo.toml" >&2
   exit 1
 fi
 echo "   ($((SECONDS - START)) s)"

@@ -66,6 +66,28 @@ r = awale.tournament('random,greedy', games=4, seed=1)
 print('  ', type(r).__name__, 'ok')
 "
 
+echo "== every shipped baseline from the installed wheel: a legal game, its manifest's hash"
+python - <<'PYEOF'
+import os, tempfile
+import awale
+names = [m["name"] for m in awale.baselines()]
+assert {"abapa-v1", "awale-v1", "wari-v1", "oware3-v1", "oware4-v1", "oware6-v1"} <= set(names), names
+for m in awale.baselines():
+    rules = m["rules"]
+    players = 2 if not rules.startswith("oware") else int(rules[5:])
+    specs = [f"nn:baseline={m['name']},sims=4"] + ["random"] * (players - 1)
+    r = awale.tournament([(f"base{i}" if i else "baseline", s) for i, s in enumerate(specs)],
+                         rules=rules, games=players, seed=1, max_plies=80)
+    assert r.games == players, (m["name"], r.games)
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "n.safetensors")
+        awale.Network.baseline(m["name"]).export_safetensors(out)
+    assert awale.Network.baseline(m["name"]).rules.players == players
+print(f"   {len(names)} baselines played legal games: {', '.join(names)}")
+PYEOF
+awale baseline list > "$TMP/baselines.txt"
+grep -q abapa-v1 "$TMP/baselines.txt"
+
 echo "== the awale command"
 awale --version
 awale rules > "$TMP/rules.txt"

@@ -400,6 +400,142 @@ fn softplus(x: f64) -> f64 {
     }
 }
 
+/// One pairwise comparison between the rated player and an anchor of fixed rating, within a
+/// game (`cluster`): the player scored `points` (1 win, 0.5 draw, 0 loss) against the anchor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnchoredResult {
+    /// The anchor's fixed rating (Elo).
+    pub anchor_rating: f64,
+    /// The rated player's points against it.
+    pub points: f64,
+    /// The game it comes from: comparisons of one game (3 or more players at a table) are not
+    /// independent, and the interval treats each game as one draw of its comparisons.
+    pub cluster: usize,
+}
+
+/// The rating of one player against anchors whose ratings are fixed (pinned), as CCRL and
+/// fishtest's normalized Elo rate an engine on a published scale: the maximum-likelihood
+/// Bradley–Terry rating, with `prior_draws` virtual draws against each distinct anchor rating
+/// (as [`EloConfig::prior_draws`]: every rating stays finite), and a 95% interval from the
+/// variance clustered by game (the sandwich `Σ_g u_g² / I²`, `u_g` a game's score and `I` the
+/// observed information; with one comparison per game it is the usual robust variance).
+///
+/// Returns `(rating, standard error)` in Elo.
+///
+/// ```
+/// use awale::elo::{rate_against, AnchoredResult};
+/// // 75% against an anchor at 1000, 25% against one at 1400: about 1200.
+/// let mut r = Vec::new();
+/// for g in 0..400 {
+///     let (anchor, points) = if g < 200 { (1000.0, f64::from(u8::from(g % 4 != 0))) } else { (1400.0, f64::from(u8::from(g % 4 == 0))) };
+///     r.push(AnchoredResult { anchor_rating: anchor, points, cluster: g });
+/// }
+/// let (rating, se) = rate_against(&r, 1.0).unwrap();
+/// assert!((rating - 1200.0).abs() < 1.0, "{rating}");
+/// assert!(se > 10.0 && se < 30.0, "{se}");
+/// ```
+pub fn rate_against(results: &[AnchoredResult], prior_draws: f64) -> Result<(f64, f64)> {
+    if !(prior_draws >= 0.0 && prior_draws.is_finite()) {
+        return Err(AwaleError::Tournament(format!(
+            "prior_draws must be a number >= 0, not {prior_draws}"
+        )));
+    }
+    if results.is_empty() {
+        return Err(AwaleError::Tournament(
+            "no games against the anchors".into(),
+        ));
+    }
+    if results
+        .iter()
+        .any(|r| !r.anchor_rating.is_finite() || !(0.0..=1.0).contains(&r.points))
+    {
+        return Err(AwaleError::Tournament(
+            "an anchored result has a rating that is not finite or points outside [0, 1]".into(),
+        ));
+    }
+    let mut anchors: Vec<f64> = results.iter().map(|r| r.anchor_rating).collect();
+    anchors.sort_by(f64::total_cmp);
+    anchors.dedup();
+    // The prior's virtual draws go against the anchor the player scored nearest 50% against
+    // (ties: the stronger one if the player scored more than half in all, else the weaker):
+    // there they barely move the estimate, yet an agent that won (or lost) every game gets a
+    // finite rating just above the strongest (below the weakest) anchor, as BayesElo's prior
+    // gives. Virtual draws against every anchor would pull a strong agent towards random.
+    let score_against = |a: f64| {
+        let (p, n) = results
+            .iter()
+            .filter(|r| r.anchor_rating == a)
+            .fold((0.0, 0.0), |(p, n), r| (p + r.points, n + 1.0));
+        p / n
+    };
+    let overall = results.iter().map(|r| r.points).sum::<f64>() / results.len() as f64;
+    let prior_anchor = anchors
+        .iter()
+        .copied()
+        .min_by(|&a, &b| {
+            let (da, db) = (
+                (score_against(a) - 0.5).abs(),
+                (score_against(b) - 0.5).abs(),
+            );
+            da.total_cmp(&db).then(if overall > 0.5 {
+                b.total_cmp(&a)
+            } else {
+                a.total_cmp(&b)
+            })
+        })
+        .expect("at least one anchor");
+    // Natural-log units relative to the mean anchor, for a well-conditioned start.
+    let centre = anchors.iter().sum::<f64>() / anchors.len() as f64;
+    let nat = |elo: f64| (elo - centre) / ELO_PER_NAT;
+    let grad_info = |x: f64| -> (f64, f64) {
+        let (mut g, mut info) = (0.0, 0.0);
+        for r in results {
+            let p = sigmoid(x - nat(r.anchor_rating));
+            g += r.points - p;
+            info += p * (1.0 - p);
+        }
+        let p = sigmoid(x - nat(prior_anchor));
+        g += prior_draws * (0.5 - p);
+        info += prior_draws * p * (1.0 - p);
+        (g, info)
+    };
+    let unbounded = || {
+        AwaleError::Tournament(
+            "the rating is unbounded (every game won or every game lost); use a prior (prior_draws > 0)"
+                .into(),
+        )
+    };
+    let mut x = 0.0;
+    for _ in 0..200 {
+        let (g, info) = grad_info(x);
+        if info < 1e-300 {
+            return Err(unbounded());
+        }
+        // Newton's step, limited to 2 natural-log units (the log-likelihood is concave).
+        let step = (g / info).clamp(-2.0, 2.0);
+        x += step;
+        if step.abs() < 1e-12 {
+            break;
+        }
+        if x.abs() > 50.0 {
+            return Err(unbounded());
+        }
+    }
+    let (_, info) = grad_info(x);
+    // The clustered (sandwich) variance: per game, the sum of its comparisons' scores.
+    let mut by_game: std::collections::BTreeMap<usize, f64> = Default::default();
+    for r in results {
+        *by_game.entry(r.cluster).or_default() += r.points - sigmoid(x - nat(r.anchor_rating));
+    }
+    let meat: f64 = by_game.values().map(|u| u * u).sum();
+    let var = if meat > 0.0 {
+        meat / (info * info)
+    } else {
+        1.0 / info
+    };
+    Ok((centre + x * ELO_PER_NAT, var.sqrt() * ELO_PER_NAT))
+}
+
 /// The inverse of a symmetric positive-definite matrix, by Gauss–Jordan elimination with
 /// partial pivoting; `None` when it is (numerically) singular.
 fn invert(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {

@@ -954,3 +954,54 @@ fn a_closed_stdout_ends_the_command_quietly() {
         assert_eq!(stderr(&out), "", "{args:?}");
     }
 }
+
+#[test]
+fn scorecard_rates_with_a_protocol_file_and_refuses_unknown_rules() {
+    let dir = std::env::temp_dir().join(format!("awale-cli-scorecard-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let proto = dir.join("tiny.toml");
+    std::fs::write(
+        &proto,
+        "version = 1\n[[rules]]\nrules = \"abapa\"\nseed = 3\nopenings = 4\ngames = 4\nprior_draws = 1.0\n\
+         anchors = [{ spec = \"random\", rating = 0.0 }, { spec = \"greedy\", rating = 300.0 }]\n",
+    )
+    .unwrap();
+    let out = dir.join("card");
+    let args = [
+        "scorecard",
+        "alphabeta:depth=2",
+        "--protocol",
+        proto.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--no-progress",
+    ];
+    let o = awale(&args, "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Elo on scorecard v1/abapa/"), "{text}");
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scorecard.json")).unwrap())
+            .unwrap();
+    assert_eq!(card["games"], 8);
+    // Again: resumed from the folder, the same rating.
+    let again = awale(&args, "");
+    let card2: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scorecard.json")).unwrap())
+            .unwrap();
+    assert!(again.status.success());
+    assert_eq!(card["rating"], card2["rating"]);
+    assert_fails(
+        &awale(
+            &["scorecard", "greedy", "--rules", "chess", "--no-progress"],
+            "",
+        ),
+        "no part for 'chess'",
+    );
+    assert_fails(
+        &awale(&["scorecard", "nosuchkind", "--no-progress"], ""),
+        "nosuchkind",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -74,6 +74,7 @@ from awale.env import AwaleEnv
 from awale.registration import ENV_IDS, register_envs
 from awale.experiments import LadderResult, MatchResult, ladder, match
 from awale.tournament import TournamentResult, tournament
+from awale.scorecard import Scorecard, baselines, scorecard
 from awale.vector import AwaleVectorEnv
 from awale.play import play
 
@@ -122,6 +123,9 @@ __all__ = [
     "sample_legal",
     "register_envs",
     "tournament",
+    "scorecard",
+    "Scorecard",
+    "baselines",
     "search",
     "play",
     "SearchResult",

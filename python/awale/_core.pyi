@@ -60,6 +60,9 @@ __all__ = [
     "parse_position",
     "run_tournament",
     "run_match",
+    "run_scorecard",
+    "scorecard_markdown",
+    "baseline_manifests",
     "run_ladder",
     "main",
     "search",
@@ -314,6 +317,26 @@ def run_match(
 ) -> str:
     """The engine of ``awale.match`` (use that): plays a match (fixed games or an SPRT) and
     returns its report as JSON text, which ``awale.MatchResult`` reads."""
+
+def run_scorecard(
+    agent: Any,
+    *,
+    rules: str,
+    out: Optional[str],
+    threads: int,
+    tables: Optional[str],
+    protocol: Optional[str],
+    obs: str,
+    progress: Optional[Callable[[int, int], Any]],
+) -> str:
+    """The engine of ``awale.scorecard`` (use that): rates the agent with the scorecard
+    protocol and returns the card as JSON text."""
+
+def scorecard_markdown(card: str) -> str:
+    """The Markdown page of a scorecard given as JSON text (``Scorecard.to_markdown``)."""
+
+def baseline_manifests() -> str:
+    """The manifests of the shipped baseline networks as JSON text (``awale.baselines``)."""
 
 def run_ladder(
     runs: Sequence[Union[str, os.PathLike[str]]],
@@ -639,6 +662,10 @@ class Network:
     """
 
     def __new__(cls, path: Union[str, os.PathLike[str]]) -> Network: ...
+    @staticmethod
+    def baseline(name: str) -> Network:
+        """A network shipped with awale: ``"abapa"`` (the family's latest version) or
+        ``"abapa-v1"``; its ``path`` is ``"baseline:NAME"``. ValueError lists the names."""
     @property
     def path(self) -> str: ...
     @property

@@ -125,6 +125,15 @@ def network(path: PathLike) -> AwaleNet:
     return model.eval()
 
 
+def baseline(name: str) -> AwaleNet:
+    """A network shipped with awale (``"abapa"``, ``"abapa-v1"``, ...; :func:`awale.baselines`
+    lists them) as an :class:`AwaleNet`, e.g. to fine-tune it in PyTorch."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "network.safetensors")
+        Network.baseline(name).export_safetensors(out)
+        return network(out)
+
+
 def new_network(
     rules: Any = "abapa", hidden: Sequence[int] = (128, 128), encoding: str = "onehot:16"
 ) -> AwaleNet:
@@ -177,6 +186,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "network",
+    "baseline",
     "new_network",
     "read_header",
     "save",

@@ -93,6 +93,9 @@ pub enum TrainError {
     /// A self-play worker's message that the learner cannot use (see [`remote`]).
     #[error("distributed self-play: {0}")]
     Remote(String),
+    /// A name that no shipped baseline network has (the message lists the names).
+    #[error("{0}")]
+    Baseline(String),
     /// An error of the game engine, agents or tournaments.
     #[error(transparent)]
     Game(#[from] AwaleError),

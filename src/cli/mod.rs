@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand};
 #[macro_use]
 mod output;
 
+#[cfg(feature = "train")]
+mod baseline;
 mod bench;
 mod game_args;
 #[cfg(feature = "train")]
@@ -15,6 +17,7 @@ mod network;
 mod perft;
 mod play;
 mod rules;
+mod scorecard;
 #[cfg(feature = "serve")]
 mod serve;
 mod show;
@@ -52,6 +55,9 @@ pub enum Command {
     /// Play two agents against each other: a fixed number of games (Elo, interval, LOS) or a
     /// sequential probability ratio test that stops when it knows (fishtest's SPRT).
     Match(matchplay::Args),
+    /// Rate an agent on the published scale of a fixed protocol (anchors with fixed ratings):
+    /// a rating with its 95% interval that anyone can compare.
+    Scorecard(scorecard::Args),
     /// Endgame tables: build them (retrograde analysis) and probe positions (perfect play).
     Tablebase(tablebase::Args),
     /// Score each move of a game record that the endgame table covers against perfect play.
@@ -69,6 +75,9 @@ pub enum Command {
     /// A trained network file: its rules, encoding and shape; export to safetensors (PyTorch).
     #[cfg(feature = "train")]
     Network(network::Args),
+    /// The trained networks shipped with awale (nn:baseline=NAME): list, manifest, export, replay.
+    #[cfg(feature = "train")]
+    Baseline(baseline::Args),
 }
 
 pub use output::{exit_status, main, BROKEN_PIPE_STATUS, FAILURE_STATUS};
@@ -82,6 +91,7 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Tournament(a) => tournament::run(a),
+        Command::Scorecard(a) => scorecard::run(a),
         Command::Tablebase(a) => tablebase::run(a),
         Command::Analyze(a) => tablebase::analyze(a),
         Command::Match(a) => matchplay::run(a),
@@ -93,5 +103,7 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Train(a) => train::run(a),
         #[cfg(feature = "train")]
         Command::Network(a) => network::run(a),
+        #[cfg(feature = "train")]
+        Command::Baseline(a) => baseline::run(a),
     }
 }

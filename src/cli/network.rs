@@ -30,7 +30,8 @@ pub struct Args {
 /// What to do with the network.
 #[derive(Debug, clap::Subcommand)]
 pub enum Sub {
-    /// Print the network's rules, encoding, shape and input scales (JSON with --json).
+    /// Print the network's rules, encoding, shape, input scales and the SHA-256 of its
+    /// parameters (JSON with --json).
     Info {
         /// The network file (checkpoint, generation or safetensors).
         #[arg(value_name = "FILE")]
@@ -56,8 +57,11 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Sub::Info { file, json } => {
             let core = NetCore::load(&file)?;
             let h = header(&core);
+            let params_sha256 = awale::train::baseline::params_sha256(&core);
             if json {
-                outln!("{}", serde_json::to_string_pretty(&h)?);
+                let mut v = serde_json::to_value(&h)?;
+                v["params_sha256"] = params_sha256.into();
+                outln!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 let params: usize = core.net.param_values().len();
                 outln!("{}", file.display());
@@ -68,6 +72,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     h.input, h.hidden, h.actions, h.values
                 );
                 outln!("  search    {:?}", core.config.search.kind);
+                outln!("  params    sha256 {params_sha256}");
             }
             Ok(())
         }

@@ -26,6 +26,7 @@ Examples:
   awale play                                   you are South (A-F) against a random North
   awale play --opponent alphabeta:depth=8      against alpha-beta searching 8 plies
   awale play --opponent perfect:fallback_depth=8 --tablebase tablebases
+  awale play --opponent nn:baseline=abapa      against the strongest shipped network
   awale play --opponent nn:path=runs/abapa/checkpoint.ckpt,sims=128   (feature train)
   awale play --seat 1 --opponent mcts:sims=2000   you are North (a-f) and move second
   awale play --rules oware3 --seat 2 --opponent mcts:sims=500,random   one agent per seat

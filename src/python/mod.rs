@@ -464,6 +464,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_tournament, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_match, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::run_scorecard, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::scorecard_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(network::baseline_manifests, m)?)?;
     m.add("HAS_TRAINER", trainer::HAS_TRAINER)?;
     m.add_class::<trainer::PySelfPlayWorker>()?;
     m.add_function(wrap_pyfunction!(trainer::train, m)?)?;

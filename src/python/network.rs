@@ -166,6 +166,20 @@ impl PyNetwork {
         })
     }
 
+    /// A network shipped with awale, by name: a family (`"abapa"`: its latest version) or a
+    /// version (`"abapa-v1"`). Its `path` is `baseline:NAME`; `awale.baselines()` lists them
+    /// with their manifests. An unknown name raises ValueError listing the names.
+    #[staticmethod]
+    fn baseline(name: &str) -> PyResult<PyNetwork> {
+        let b =
+            crate::train::baseline::find(name).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let core = b.core().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PyNetwork {
+            core,
+            path: PathBuf::from(format!("baseline:{}", b.manifest.name)),
+        })
+    }
+
     /// The file it was loaded from.
     #[getter]
     fn path(&self) -> String {
@@ -330,6 +344,32 @@ impl PyNetwork {
         let _ = path;
         Err(super::trainer::no_trainer())
     }
+
+    /// A shipped network (this build has no trainer: raises NotImplementedError).
+    #[staticmethod]
+    fn baseline(name: &str) -> PyResult<PyNetwork> {
+        let _ = name;
+        Err(super::trainer::no_trainer())
+    }
+}
+
+/// The manifests of the shipped baseline networks, as JSON text (`awale.baselines`).
+#[cfg(feature = "train")]
+#[pyfunction]
+pub(crate) fn baseline_manifests() -> PyResult<String> {
+    let all: Vec<&crate::train::baseline::Manifest> = crate::train::baseline::all()
+        .iter()
+        .map(|b| &b.manifest)
+        .collect();
+    serde_json::to_string(&all).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The manifests of the shipped baselines (this build has no trainer: raises
+/// NotImplementedError).
+#[cfg(not(feature = "train"))]
+#[pyfunction]
+pub(crate) fn baseline_manifests() -> PyResult<String> {
+    Err(super::trainer::no_trainer())
 }
 
 /// The header (JSON) and the training config (TOML) of a new network: `rules`, `encoding`,

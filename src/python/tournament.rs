@@ -522,6 +522,74 @@ pub(crate) fn run_tournament(
     Ok(json!(report_json(&report, anchor_rating)).to_string())
 }
 
+/// Rates one agent with the scorecard protocol (see `awale.scorecard`) and returns the card as
+/// JSON text.
+#[pyfunction]
+#[pyo3(signature = (agent, *, rules, out, threads, tables, protocol, obs, progress))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_scorecard(
+    py: Python<'_>,
+    agent: &Bound<'_, PyAny>,
+    rules: &str,
+    out: Option<PathBuf>,
+    threads: usize,
+    tables: Option<PathBuf>,
+    protocol: Option<String>,
+    obs: &str,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let protocol = match protocol {
+        None => crate::scorecard::protocol(rules).map_err(value_error)?,
+        Some(text) => {
+            let file = crate::scorecard::ProtocolFile::parse(&text).map_err(value_error)?;
+            let names: Vec<String> = file.rules.iter().map(|p| p.rules.clone()).collect();
+            file.rules
+                .into_iter()
+                .find(|p| p.rules == rules)
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "the protocol has no part for '{rules}': it rates {}",
+                        names.join(", ")
+                    ))
+                })?
+        }
+    };
+    let rules: Rules = protocol.rules.parse().map_err(value_error)?;
+    let enc: ObsEncoding = obs.parse().map_err(value_error)?;
+    enc.validate().map_err(value_error)?;
+    // A path to a network file is rated as `nn:path=FILE`.
+    let entry = match agent.cast::<PyString>() {
+        Ok(s) if std::path::Path::new(s.to_cow()?.as_ref()).is_file() => {
+            let spec: AgentSpec = format!("nn:path={}", s.to_cow()?)
+                .parse()
+                .map_err(value_error)?;
+            Entry::Spec(spec)
+        }
+        _ => entry_arg(agent, "agent", "python_agent")?,
+    };
+    let shared = Arc::new(Shared::default());
+    let registry = crate::agent_kinds::available();
+    let mut locks = Vec::new();
+    let entrant = entrant(py, &entry, &registry, &rules, enc, &shared, &mut locks)?;
+    let opts = crate::scorecard::ScorecardOptions {
+        out,
+        threads,
+        tables,
+    };
+    let card = run_in_background(py, shared, progress, "scorecard", move |observer| {
+        crate::scorecard::run(&protocol, entrant, &registry, &opts, observer)
+    })?;
+    serde_json::to_string(&card).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The Markdown of a scorecard given as JSON text (`awale.Scorecard.to_markdown`): the same
+/// page as `scorecard.md`.
+#[pyfunction]
+pub(crate) fn scorecard_markdown(card: &str) -> PyResult<String> {
+    let card = crate::scorecard::Scorecard::from_json(card).map_err(value_error)?;
+    Ok(card.to_markdown())
+}
+
 /// Plays a match between two agents (see `awale.match`) and returns its report as JSON text.
 #[pyfunction]
 #[pyo3(signature = (a, b, *, rules, run, sprt, out, obs, progress))]

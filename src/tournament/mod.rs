@@ -145,6 +145,20 @@ impl Entrant {
         Entrant::from_spec(&Registry::builtin(), &spec.parse()?, rules)
     }
 
+    /// The same entrant under another display name.
+    ///
+    /// ```
+    /// use awale::tournament::Entrant;
+    /// let e = Entrant::from_spec_text("greedy", &awale::Rules::abapa()).unwrap();
+    /// assert_eq!(e.renamed("mine").name(), "mine");
+    /// ```
+    pub fn renamed(self, name: impl Into<String>) -> Entrant {
+        Entrant {
+            name: name.into(),
+            ..self
+        }
+    }
+
     /// The display name.
     pub fn name(&self) -> &str {
         &self.name

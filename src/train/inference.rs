@@ -252,16 +252,27 @@ pub fn registry() -> Registry {
     r
 }
 
-/// Adds the `nn` kind to `registry`: `nn:path=FILE[,sims=N][,search=gumbel|puct]`. Networks
+/// Adds the `nn` kind to `registry`: `nn:path=FILE` or `nn:baseline=NAME` (a network shipped
+/// with the crate, [`super::baseline`]), `[,sims=N][,search=gumbel|puct|uct]`... Networks
 /// are loaded once per path and shared by the agents built from them.
 pub fn register_agents(registry: &mut Registry) {
     registry.register(
         "nn",
         "a trained network with its search (cargo feature train)",
         &[
-            ("path", "checkpoint file of `awale train` (required)"),
-            ("sims", "search simulations per move (default 64)"),
-            ("search", "gumbel, puct or uct (default: the training config's play_kind, else its kind)"),
+            (
+                "path",
+                "network file: a checkpoint of `awale train`, a generation or safetensors (this or baseline)",
+            ),
+            (
+                "baseline",
+                "a network shipped with awale, by name: abapa (its latest version) or abapa-v1, ... (`awale baseline list`; this or path)",
+            ),
+            ("sims", "search simulations per move (default 64; a baseline's own default)"),
+            (
+                "search",
+                "gumbel, puct or uct (default: a baseline's own, else the training config's play_kind, else its kind)",
+            ),
             (
                 "backup",
                 "maxn or paranoid: whose value each node maximises with 3+ players (default: the training config's)",
@@ -289,21 +300,39 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
         spec: spec.to_string(),
         reason,
     };
-    let path = spec
-        .get("path")
-        .ok_or_else(|| bad("nn needs path=FILE (a checkpoint of awale train)".into()))?;
-    let core = cached_core(Path::new(path)).map_err(|e| bad(e.to_string()))?;
+    let (core, play) = match (spec.get("path"), spec.get("baseline")) {
+        (Some(_), Some(_)) => return Err(bad("give path=FILE or baseline=NAME, not both".into())),
+        (None, None) => {
+            return Err(bad(
+                "nn needs path=FILE (a network file of awale train) or baseline=NAME (a shipped network: `awale baseline list`)".into(),
+            ))
+        }
+        (Some(path), None) => (
+            cached_core(Path::new(path)).map_err(|e| bad(e.to_string()))?,
+            None,
+        ),
+        (None, Some(name)) => {
+            let b = super::baseline::find(name).map_err(|e| bad(e.to_string()))?;
+            (
+                b.core().map_err(|e| bad(e.to_string()))?,
+                Some(&b.manifest.play),
+            )
+        }
+    };
     if !core.plays(rules) {
         return Err(bad(format!(
             "the network was trained for {} and cannot play {rules}",
             core.rules
         )));
     }
-    let sims = spec.u64_or("sims", 64)?;
+    let sims = spec.u64_or("sims", play.map_or(64, |p| u64::from(p.sims)))?;
     if sims == 0 || sims > 1_000_000 {
         return Err(bad(format!("sims: {sims} is not between 1 and 1000000")));
     }
     let mut settings = SearchSettings::for_play(&core.config.search);
+    if let Some(p) = play {
+        settings.kind = p.search.parse::<SearchKind>().map_err(bad)?;
+    }
     if let Some(k) = spec.get("search") {
         settings.kind = k.parse::<SearchKind>().map_err(bad)?;
     }

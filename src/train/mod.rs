@@ -3,6 +3,8 @@
 //! The search, self-play, replay data, configuration and checkpoints do not need burn: they are in
 //! [`crate::az`] (and the search in [`crate::search`]). This module holds what does:
 //!
+//! - [`baseline`]: the networks shipped inside the crate (`nn:baseline=abapa`), with their
+//!   manifests.
 //! - [`model`]: the policy/value network ([`PolicyValueNet`]): an MLP trunk over an observation
 //!   encoding of [`crate::batch::ObsEncoding`], a policy head (one logit per house), a value head
 //!   (one value, or one per player in the multi-player game) and an auxiliary score-difference head.
@@ -24,6 +26,7 @@
 //! The backend is burn's pure-Rust CPU backend (flex) with autodiff; the cargo features
 //! `train-wgpu` / `train-cuda` switch [`train_device`] to a GPU. See `docs/training.md`.
 
+pub mod baseline;
 pub mod calibration;
 pub mod distributed;
 pub mod evaluation;

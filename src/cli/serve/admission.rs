@@ -153,10 +153,27 @@ impl Admission {
                     value.clone()
                 }
                 ("nn", "path") => self.network(value)?,
+                ("nn", "baseline") => baseline_default_sims(value)
+                    .map(|_| value.clone())
+                    .map_err(ApiError::bad)?,
                 ("alphabeta" | "nn", "tb") | ("perfect", "dir") => self.tables(key, value)?,
                 _ => value.clone(),
             };
             out.options.push((key.clone(), value));
+        }
+        // A baseline searches its manifest's simulations unless the spec says: checked against
+        // the cap like a given `sims`, and written out so that the agent is built as checked.
+        if spec.kind == "nn" && out.get("sims").is_none() {
+            if let Some(name) = out.get("baseline") {
+                let sims = baseline_default_sims(name).map_err(ApiError::bad)?;
+                if sims > lim.sims {
+                    return Err(ApiError::forbidden(format!(
+                        "baseline={name} searches {sims} simulations by default, over this server's limit of {} (give sims=N, or the operator raises --max-sims)",
+                        lim.sims
+                    )));
+                }
+                out.options.push(("sims".into(), sims.to_string()));
+            }
         }
         if takes("time_ms") && out.get("time_ms").is_none() {
             out.options
@@ -316,6 +333,23 @@ pub(super) fn check_folder(flag: &str, dir: &Path) -> Result<PathBuf, String> {
         Ok(d) if d.is_dir() => Ok(d),
         _ => Err(format!("{flag} {}: not a folder", dir.display())),
     }
+}
+
+/// The default simulations of the shipped baseline `name` (an unknown name: the reason, which
+/// lists the names).
+#[cfg(feature = "train")]
+fn baseline_default_sims(name: &str) -> Result<u64, String> {
+    awale::train::baseline::find(name)
+        .map(|b| u64::from(b.manifest.play.sims))
+        .map_err(|e| format!("baseline: {e}"))
+}
+
+/// Without the trainer there are no `nn` agents, and so no baselines.
+#[cfg(not(feature = "train"))]
+fn baseline_default_sims(name: &str) -> Result<u64, String> {
+    Err(format!(
+        "baseline={name}: this server has no nn agents (built without the trainer)"
+    ))
 }
 
 #[cfg(test)]
