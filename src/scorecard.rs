@@ -127,6 +127,23 @@ impl ProtocolFile {
     }
 }
 
+impl ProtocolFile {
+    /// The part of `rules`; an unknown rule set is an error that lists the file's.
+    pub fn part(self, rules: &str) -> Result<Protocol> {
+        let names: Vec<String> = self.rules.iter().map(|p| p.rules.clone()).collect();
+        let version = self.version;
+        self.rules
+            .into_iter()
+            .find(|p| p.rules == rules.trim())
+            .ok_or_else(|| {
+                err(format!(
+                    "the scorecard protocol v{version} has no part for '{rules}': it rates {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
 impl Protocol {
     /// Checks that the protocol can be run: its rules parse, games are a positive multiple of
     /// the seats, anchors are named once each.
@@ -177,17 +194,7 @@ impl Protocol {
 /// The protocol of `rules` (a preset name, e.g. `abapa`) in the compiled-in version; an unknown
 /// rule set is an error that lists the known ones.
 pub fn protocol(rules: &str) -> Result<Protocol> {
-    let file = ProtocolFile::parse(PROTOCOL_TOML)?;
-    let names: Vec<String> = file.rules.iter().map(|p| p.rules.clone()).collect();
-    file.rules
-        .into_iter()
-        .find(|p| p.rules == rules.trim())
-        .ok_or_else(|| {
-            err(format!(
-                "the scorecard protocol v{PROTOCOL_VERSION} has no part for '{rules}': it rates {}",
-                names.join(", ")
-            ))
-        })
+    ProtocolFile::parse(PROTOCOL_TOML)?.part(rules)
 }
 
 /// The agent's result against one anchor.

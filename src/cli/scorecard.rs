@@ -73,20 +73,9 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(path) => {
             let text =
                 std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let file =
-                ProtocolFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            let names: Vec<String> = file.rules.iter().map(|p| p.rules.clone()).collect();
-            file.rules
-                .into_iter()
-                .find(|p| p.rules == args.rules)
-                .ok_or_else(|| {
-                    format!(
-                        "{} has no part for '{}': it rates {}",
-                        path.display(),
-                        args.rules,
-                        names.join(", ")
-                    )
-                })?
+            ProtocolFile::parse(&text)
+                .and_then(|f| f.part(&args.rules))
+                .map_err(|e| format!("{}: {e}", path.display()))?
         }
     };
     let registry = awale::agent_kinds::available();

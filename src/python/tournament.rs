@@ -540,19 +540,9 @@ pub(crate) fn run_scorecard(
 ) -> PyResult<String> {
     let protocol = match protocol {
         None => crate::scorecard::protocol(rules).map_err(value_error)?,
-        Some(text) => {
-            let file = crate::scorecard::ProtocolFile::parse(&text).map_err(value_error)?;
-            let names: Vec<String> = file.rules.iter().map(|p| p.rules.clone()).collect();
-            file.rules
-                .into_iter()
-                .find(|p| p.rules == rules)
-                .ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "the protocol has no part for '{rules}': it rates {}",
-                        names.join(", ")
-                    ))
-                })?
-        }
+        Some(text) => crate::scorecard::ProtocolFile::parse(&text)
+            .and_then(|f| f.part(rules))
+            .map_err(value_error)?,
     };
     let rules: Rules = protocol.rules.parse().map_err(value_error)?;
     let enc: ObsEncoding = obs.parse().map_err(value_error)?;
