@@ -211,6 +211,16 @@ impl Node {
     }
 }
 
+/// Room for one more element in `nodes`, a tree's node array that will hold at most `most`
+/// elements: the capacity doubles as a `Vec`'s does, but not past `most` (and `most` itself
+/// grows only with the tree's budget), so that the array's memory follows its bound.
+pub(crate) fn make_room<T>(nodes: &mut Vec<T>, most: usize) {
+    if nodes.len() == nodes.capacity() {
+        let want = (nodes.len() * 2).max(16).min(most).max(nodes.len() + 1);
+        nodes.reserve_exact(want - nodes.len());
+    }
+}
+
 /// The outcome of a finished search guided by a [`LeafEvaluator`] ([`Search::result`]; not to be
 /// confused with the alpha-beta agent's `SearchResult` or the plain MCTS agent's `MctsResult`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -277,12 +287,25 @@ impl Search {
         &self.settings
     }
 
+    /// The most memory, in bytes, the nodes of a search of `budget` simulations hold: one node
+    /// a simulation and the root (the node array grows as a `Vec` does, but never past the
+    /// budget's nodes).
+    ///
+    /// ```
+    /// use awale::search::Search;
+    /// assert_eq!(Search::tree_bytes(999), 10 * Search::tree_bytes(99));
+    /// ```
+    pub fn tree_bytes(budget: u32) -> u64 {
+        (u64::from(budget) + 1) * std::mem::size_of::<Node>() as u64
+    }
+
     /// Starts a search of `budget` simulations from `root` (a position where the game goes on).
     /// `noise` turns on the root noise (Dirichlet for PUCT; Gumbel noise for Gumbel, scaled by
     /// `gumbel_scale`, 0 meaning none).
     pub fn start(&mut self, root: State, budget: u32, noise: bool, gumbel_scale: f32) {
         debug_assert!(!root.is_over());
         self.nodes.clear();
+        make_room(&mut self.nodes, budget as usize + 1);
         self.nodes
             .push(Node::new(root, NONE, &self.rules, self.settings.utility));
         self.budget = budget;
@@ -377,6 +400,7 @@ impl Search {
                     let idx = self.nodes.len() as u32;
                     let mut new = Node::new(s, node, &self.rules, self.settings.utility);
                     new.captured = captured;
+                    make_room(&mut self.nodes, self.budget as usize + 1);
                     self.nodes.push(new);
                     self.nodes[node as usize].children[a] = idx;
                     if self.nodes[idx as usize].terminal {
@@ -926,6 +950,28 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn a_tree_holds_at_most_its_budgets_nodes() {
+        let rules = Rules::abapa();
+        let settings = crate::agents::Mcts::settings(1.4, crate::utility::Utility::Outcome);
+        let mut search = Search::new(rules, settings);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut evals = Vec::new();
+        let mut largest = 0;
+        for budget in [1, 100, 5000, 20] {
+            largest = budget.max(largest);
+            search.start(State::initial(&rules, 0), budget, false, 0.0);
+            while let Some(leaf) = search.next_leaf(&mut rng) {
+                UniformEvaluator.evaluate(&[leaf], &mut evals);
+                search.deliver(&evals[0], &mut rng);
+            }
+            assert!(search.nodes.len() <= budget as usize + 1);
+            // The array kept from the largest budget so far, never more.
+            let held = (search.nodes.capacity() * std::mem::size_of::<Node>()) as u64;
+            assert!(held <= Search::tree_bytes(largest), "{budget}: {held}");
+        }
+    }
 
     #[test]
     fn each_considered_visit_is_the_list_s() {

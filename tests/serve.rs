@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod serve_common;
-use serve_common::{tiny_tables, Server};
+use serve_common::{read_answer, tiny_tables, Server};
 
 /// One HTTP/1.1 request (`Connection: close`); the status and the body.
 fn raw(addr: SocketAddr, method: &str, path: &str, ctype: &str, body: &[u8]) -> (u16, String) {
@@ -62,16 +62,7 @@ fn raw_head(addr: SocketAddr, method: &str, path: &str) -> (u16, String, String)
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    let text = String::from_utf8_lossy(&out).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_string(), body.to_string())
+    read_answer(&mut s)
 }
 
 fn call(srv: &Server, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {

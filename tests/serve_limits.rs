@@ -10,165 +10,13 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 mod serve_common;
+use serve_common::attack::*;
 use serve_common::{tiny_tables, Server};
-
-/// Memory the server may hold besides `--memory-mb` (its code, buffers, one replay's body and
-/// answer): the margin docs/play.md states.
-const RSS_MARGIN_MB: u64 = 160;
-
-/// One test at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The server is running, answers, and its memory is under `--memory-mb` + [`RSS_MARGIN_MB`].
-fn alive_under(srv: &mut Server, memory_mb: u64) {
-    let rss = srv.rss_mb();
-    assert!(
-        rss <= memory_mb + RSS_MARGIN_MB,
-        "RSS {rss} MiB over --memory-mb {memory_mb} + {RSS_MARGIN_MB}"
-    );
-    let (status, _) = call(srv.addr, "GET", "/api/presets", None);
-    assert_eq!(status, 200, "the server answers");
-}
-
-/// A connection from loopback address `from` (127.0.0.1, 127.0.0.2…): two clients.
-fn connect_from(from: [u8; 4], to: SocketAddr) -> TcpStream {
-    use socket2::{Domain, Socket, Type};
-    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
-    s.bind(&SocketAddr::from((from, 0)).into()).unwrap();
-    s.connect(&to.into()).unwrap();
-    let s: TcpStream = s.into();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    s
-}
-
-/// One request (`Connection: close`) from `from`; the status, the head and the body.
-fn request_from(
-    from: [u8; 4],
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    ctype: &str,
-    body: &[u8],
-) -> (u16, String, String) {
-    let mut s = connect_from(from, addr);
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    let _ = s.write_all(body);
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    let text = String::from_utf8_lossy(&out).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {text:?}"));
-    (status, head.to_lowercase(), body.to_string())
-}
-
-fn call_from(
-    from: [u8; 4],
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let bytes = body.map(|b| b.to_string()).unwrap_or_default();
-    let (status, _, text) = request_from(
-        from,
-        addr,
-        method,
-        path,
-        "application/json",
-        bytes.as_bytes(),
-    );
-    let v = if text.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text:?}"))
-    };
-    (status, v)
-}
-
-fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    call_from([127, 0, 0, 1], addr, method, path, body)
-}
-
-fn error_of(v: &Value) -> &str {
-    v["error"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no error in {v}"))
-}
-
-/// Cheap requests (`GET /api/presets`) in a loop beside an attack: their times.
-struct Probe {
-    stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<Vec<Duration>>,
-}
-
-impl Probe {
-    fn start(addr: SocketAddr) -> Probe {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let mut times = Vec::new();
-            while !flag.load(Ordering::Relaxed) {
-                let t = Instant::now();
-                // From a client address of its own: the probe is another user.
-                let (status, _) = call_from([127, 0, 0, 9], addr, "GET", "/api/presets", None);
-                times.push(t.elapsed());
-                assert_eq!(status, 200);
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            times
-        });
-        Probe { stop, thread }
-    }
-
-    /// Stops the probe and checks its p99.
-    fn check(self, what: &str) {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut times = self.thread.join().expect("the probe ran");
-        assert!(times.len() >= 5, "{what}: {} probes", times.len());
-        times.sort();
-        let p99 = times[(times.len() * 99).div_ceil(100) - 1];
-        assert!(
-            p99 < Duration::from_millis(50),
-            "{what}: the cheap requests' p99 is {p99:?} over {} probes",
-            times.len()
-        );
-    }
-}
-
-/// Random legal moves under `rules` from the start, `plies` of them (or to the end).
-fn long_record(rules: &str, plies: usize, seed: u64) -> awale::notation::GameRecord {
-    let rules: awale::Rules = rules.parse().unwrap();
-    let mut game = awale::Game::with_seed(rules, seed);
-    let mut x = seed | 1;
-    while game.moves().len() < plies && !game.is_over() {
-        let legal = game.legal_moves();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        game.apply(legal[(x % legal.len() as u64) as usize])
-            .unwrap();
-    }
-    awale::notation::GameRecord::from_game(&game)
-}
 
 const ENDLESS: &str = "abapa:capture=200-200,cycle=ignore,max_plies=2000000";
 
@@ -182,14 +30,7 @@ fn replays_are_bounded_in_plies_and_answer_size() {
     let line = json!({"record": record, "seats": ["random", "random"]}).to_string();
     assert!(line.len() > 500_000, "{}", line.len());
     let t = Instant::now();
-    let (status, _, body) = request_from(
-        [127, 0, 0, 1],
-        srv.addr,
-        "POST",
-        "/api/replay",
-        "text/plain",
-        line.as_bytes(),
-    );
+    let (status, _, body) = replay(srv.addr, line.as_bytes());
     assert_eq!(status, 413, "{body}");
     assert!(body.contains("--max-plies"), "{body}");
     assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
@@ -199,37 +40,16 @@ fn replays_are_bounded_in_plies_and_answer_size() {
     let line = json!({"record": game, "seats": ["random", "random"]}).to_string();
     let file = vec![line.as_str(); 1000].join("\n");
     assert!(file.len() < 16 << 20, "{}", file.len());
-    let (status, _, body) = request_from(
-        [127, 0, 0, 1],
-        srv.addr,
-        "POST",
-        "/api/replay",
-        "text/plain",
-        file.as_bytes(),
-    );
+    let (status, _, body) = replay(srv.addr, file.as_bytes());
     assert_eq!(status, 413, "{body}");
     assert!(body.contains("answer"), "{body}");
     alive_under(&mut srv, 64);
     // A body over the limit: 413 as JSON, before it is read; text that is not UTF-8: 400 as JSON.
-    let (status, head, body) = request_from(
-        [127, 0, 0, 1],
-        srv.addr,
-        "POST",
-        "/api/replay",
-        "text/plain",
-        &vec![b'x'; (16 << 20) + 1],
-    );
+    let (status, head, body) = replay(srv.addr, &vec![b'x'; (16 << 20) + 1]);
     assert_eq!(status, 413, "{body}");
     assert!(head.contains("content-type: application/json"), "{head}");
     assert!(error_of(&serde_json::from_str(&body).unwrap()).contains("limit"));
-    let (status, head, body) = request_from(
-        [127, 0, 0, 1],
-        srv.addr,
-        "POST",
-        "/api/replay",
-        "text/plain",
-        b"[Rules \"abapa\"]\n\xff\xfe C\n",
-    );
+    let (status, head, body) = replay(srv.addr, b"[Rules \"abapa\"]\n\xff\xfe C\n");
     assert_eq!(status, 400, "{body}");
     assert!(head.contains("content-type: application/json"), "{head}");
     assert!(!error_of(&serde_json::from_str(&body).unwrap()).is_empty());
@@ -294,20 +114,6 @@ fn rules_that_make_games_unbounded_are_refused_or_capped() {
     }
 }
 
-/// Asks the agent of game `id` to move and waits for the move (202 answers repeat the
-/// request); the time from the first request to the move.
-fn timed_agent_move(addr: SocketAddr, id: &str) -> (Duration, Value) {
-    let t = Instant::now();
-    loop {
-        let (status, v) = call(addr, "POST", &format!("/api/games/{id}/agent-move"), None);
-        match status {
-            200 => return (t.elapsed(), v),
-            202 => continue,
-            _ => panic!("{status} {v}"),
-        }
-    }
-}
-
 #[test]
 fn every_agent_move_ends_within_the_move_time() {
     let _one = serial();
@@ -346,13 +152,6 @@ fn every_agent_move_ends_within_the_move_time() {
     probe.check("agents thinking");
     alive_under(&mut srv, 1024);
     std::fs::remove_dir_all(&tables).ok();
-}
-
-/// A new game from client address `from`: its id (the answer must be 201).
-fn new_game(addr: SocketAddr, from: [u8; 4], body: Value) -> String {
-    let (status, v) = call_from(from, addr, "POST", "/api/games", Some(body));
-    assert_eq!(status, 201, "{v}");
-    v["id"].as_str().unwrap().to_string()
 }
 
 /// A game whose agent thinks for the whole move time (long playouts), and its move asked on
@@ -512,37 +311,46 @@ fn idle_and_slow_connections_are_closed_and_capped() {
         .map(|_| connect_from([127, 0, 0, 1], srv.addr))
         .collect();
     std::thread::sleep(Duration::from_millis(100));
-    let (status, head, body) = request_from(
-        [127, 0, 0, 1],
-        srv.addr,
-        "GET",
-        "/api/presets",
-        "text/plain",
-        b"",
-    );
+    let (status, head, body) = presets_from([127, 0, 0, 1], srv.addr);
     assert_eq!(status, 503, "{body}");
     assert!(head.contains("content-type: application/json"), "{head}");
     assert!(body.contains("--max-client-connections"), "{body}");
     let (status, _) = call_from([127, 0, 0, 2], srv.addr, "GET", "/api/presets", None);
     assert_eq!(status, 200);
-    // Many clients together reach the server's cap (24): 503, not silence. (The probe stops
+    // Many clients together reach the server's cap (24). A newcomer gets in: one of the idle
+    // connections of the client holding the most is closed to make room. (The probe stops
     // first: it is a client too.)
     probe.check("connections");
     let more: Vec<TcpStream> = (3..=18)
         .map(|k| connect_from([127, 0, 0, k], srv.addr))
         .collect();
     std::thread::sleep(Duration::from_millis(100));
-    let (status, _, body) = request_from(
-        [127, 0, 0, 30],
-        srv.addr,
-        "GET",
-        "/api/presets",
-        "text/plain",
-        b"",
-    );
+    let (status, _, body) = presets_from([127, 0, 0, 30], srv.addr);
+    assert_eq!(status, 200, "{body}");
+    std::thread::sleep(Duration::from_millis(50));
+    let closed = held
+        .iter()
+        .filter(|s| {
+            // Without waiting (the idle time, 1 s, closes them all soon).
+            s.set_nonblocking(true).unwrap();
+            let mut reader: &TcpStream = s;
+            matches!(reader.read(&mut [0u8; 64]), Ok(0))
+        })
+        .count();
+    assert_eq!(closed, 1, "the biggest holder's connections closed");
+    drop((held, more));
+    // When every client holds as few as the newcomer would, nothing is closed for it: 503, not
+    // silence.
+    std::thread::sleep(Duration::from_millis(200));
+    let each: Vec<TcpStream> = (40..64)
+        .map(|k| connect_from([127, 0, 0, k], srv.addr))
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let (status, head, body) = presets_from([127, 0, 0, 30], srv.addr);
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("--max-connections"), "{body}");
-    drop((held, more));
+    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+    drop(each);
     // Once they are gone (closed, or timed out), everyone gets in again.
     std::thread::sleep(Duration::from_millis(200));
     let (status, _) = call(srv.addr, "GET", "/api/presets", None);

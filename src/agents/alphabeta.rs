@@ -163,7 +163,10 @@ struct Child {
 pub struct AlphaBeta {
     cfg: AlphaBetaSettings,
     name: String,
+    /// The transposition table: allocated by the first search, of [`AlphaBeta::tt_entries`]
+    /// entries (an agent built and never asked costs nothing).
     tt: Vec<TtEntry>,
+    tt_entries: usize,
     tt_used: bool,
     killers: Vec<[u8; 2]>,
     history: [[u32; MAX_PITS]; 2],
@@ -199,7 +202,8 @@ impl AlphaBeta {
         AlphaBeta {
             name: format!("alphabeta:depth={}", cfg.depth),
             cfg,
-            tt: vec![TtEntry::default(); entries],
+            tt: Vec::new(),
+            tt_entries: entries,
             tt_used: false,
             killers: vec![[u8::MAX; 2]; MAX_PLY],
             history: [[0; MAX_PITS]; 2],
@@ -269,6 +273,9 @@ impl AlphaBeta {
                     rules.players
                 ),
             });
+        }
+        if self.tt.len() != self.tt_entries {
+            self.tt = vec![TtEntry::default(); self.tt_entries];
         }
         let mask = root.legal_mask(rules);
         if mask == 0 {
@@ -718,6 +725,12 @@ impl Agent for AlphaBeta {
 
     fn set_stop(&mut self, stop: StopSignal) {
         self.signal = Some(stop);
+    }
+
+    /// Its transposition table (at most `tt_mb` MiB, allocated by its first search) and its
+    /// killer moves.
+    fn memory_bytes(&self, _rules: &Rules) -> u64 {
+        (self.tt_entries * std::mem::size_of::<TtEntry>() + self.killers.len() * 2) as u64
     }
 }
 

@@ -327,6 +327,15 @@ impl Agent for Mcts {
     fn set_stop(&mut self, stop: StopSignal) {
         self.stop = Some(stop);
     }
+
+    /// Its tree at the whole budget of `sims` simulations (the guided tree adds at most one
+    /// node a simulation, the classic tree every child of one node).
+    fn memory_bytes(&self, rules: &Rules) -> u64 {
+        match self.cfg.tree {
+            MctsTree::Guided => Search::tree_bytes(self.cfg.sims),
+            MctsTree::Classic => ClassicTree::tree_bytes(self.cfg.sims, rules),
+        }
+    }
 }
 
 /// The `mcts` kind: its options and its factory (see [`kind`]); its settings are a

@@ -14,6 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use super::playout::random_playout_until;
 use super::stop::{stopped, StopSignal};
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
+use crate::search::make_room;
 use crate::state::{PositionKey, State};
 
 #[derive(Debug, Clone, Copy)]
@@ -33,11 +34,24 @@ struct Node {
 #[derive(Debug, Clone, Default)]
 pub(super) struct ClassicTree {
     nodes: Vec<Node>,
+    /// The most nodes of the search under way ([`ClassicTree::tree_bytes`]).
+    most: usize,
     keys: Vec<PositionKey>,
     order: Vec<u32>,
 }
 
 impl ClassicTree {
+    /// Most nodes of a search of `sims` simulations: the root, and every child of one node a
+    /// simulation.
+    fn most_nodes(sims: u32, rules: &Rules) -> usize {
+        (1 + u64::from(sims) * u64::from(rules.houses)).min(usize::MAX as u64) as usize
+    }
+
+    /// The most memory, in bytes, the nodes of a search of `sims` simulations hold.
+    pub(super) fn tree_bytes(sims: u32, rules: &Rules) -> u64 {
+        Self::most_nodes(sims, rules) as u64 * std::mem::size_of::<Node>() as u64
+    }
+
     /// A search of `sims` simulations from `root` with exploration constant `c` and playouts of
     /// at most `playout_plies` (stopped at `deadline` or by `stop` after at least one, both also
     /// read inside the playouts): the simulations run and, per root child, `(house, visits,
@@ -54,6 +68,8 @@ impl ClassicTree {
         stop: Option<&StopSignal>,
     ) -> (u32, Vec<(usize, u32, f32)>) {
         self.nodes.clear();
+        self.most = Self::most_nodes(max_sims, rules);
+        make_room(&mut self.nodes, self.most);
         self.nodes.push(Node {
             state: root,
             parent: u32::MAX,
@@ -190,6 +206,7 @@ impl ClassicTree {
             .extend((0..rules.houses as u32).filter(|h| mask & (1 << h) != 0));
         self.order.shuffle(rng);
         let first = self.nodes.len() as u32;
+        let most = self.most;
         for k in 0..self.order.len() {
             let h = self.order[k] as usize;
             let mut child = s;
@@ -201,6 +218,7 @@ impl ClassicTree {
             {
                 child.end_by_repetition(rules);
             }
+            make_room(&mut self.nodes, most);
             self.nodes.push(Node {
                 state: child,
                 parent: node as u32,

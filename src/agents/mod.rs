@@ -141,6 +141,24 @@ pub trait Agent: Send {
     fn set_stop(&mut self, stop: StopSignal) {
         let _ = stop;
     }
+
+    /// The most memory, in bytes, the agent holds while it plays games under `rules`, beyond
+    /// its few fields: its transposition table, its search tree at its whole simulation budget,
+    /// its network (endgame tables are shared between agents and not counted). A server counts
+    /// it against its budget (`awale serve --memory-mb`). The default, 0, is for agents that
+    /// hold next to nothing (random, greedy).
+    ///
+    /// ```
+    /// use awale::agents::{Agent, AlphaBeta, AlphaBetaSettings, RandomAgent};
+    /// use awale::Rules;
+    /// let ab = AlphaBeta::new(AlphaBetaSettings { tt_mb: 4, ..Default::default() });
+    /// assert!(ab.memory_bytes(&Rules::abapa()) <= 4 << 20);
+    /// assert_eq!(RandomAgent::new(0).memory_bytes(&Rules::abapa()), 0);
+    /// ```
+    fn memory_bytes(&self, rules: &Rules) -> u64 {
+        let _ = rules;
+        0
+    }
 }
 
 impl std::fmt::Debug for dyn Agent {
@@ -164,6 +182,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn set_stop(&mut self, stop: StopSignal) {
         (**self).set_stop(stop)
+    }
+    fn memory_bytes(&self, rules: &Rules) -> u64 {
+        (**self).memory_bytes(rules)
     }
 }
 

@@ -151,6 +151,13 @@ impl Agent for PerfectAgent {
             ab.set_stop(stop);
         }
     }
+
+    /// Its fallback search's transposition table (the endgame table is shared, not counted).
+    fn memory_bytes(&self, rules: &Rules) -> u64 {
+        self.fallback
+            .as_ref()
+            .map_or(0, |ab| ab.memory_bytes(rules))
+    }
 }
 
 /// What a `perfect` spec sets.

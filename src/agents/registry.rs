@@ -247,6 +247,9 @@ impl Agent for Named {
     fn set_stop(&mut self, stop: StopSignal) {
         self.inner.set_stop(stop)
     }
+    fn memory_bytes(&self, rules: &Rules) -> u64 {
+        self.inner.memory_bytes(rules)
+    }
 }
 
 #[cfg(test)]

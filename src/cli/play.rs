@@ -110,6 +110,10 @@ fn opponents(
     Ok(seats)
 }
 
+/// The hint's transposition table (MiB): plenty for depth 8, and a server's hints (one per
+/// thinking turn) hold little.
+pub(crate) const HINT_TT_MB: usize = 4;
+
 /// The strongest built-in search's move for the player to move and what it found: alpha-beta
 /// to depth 8 with two players, MCTS with 2,000 simulations otherwise (`hint` here, the
 /// `hint` route of `awale serve`), within `time_ms` milliseconds (0: no limit).
@@ -119,6 +123,7 @@ pub(crate) fn advice(game: &Game, time_ms: u64) -> awale::Result<(usize, awale::
         let mut ab = AlphaBeta::new(AlphaBetaSettings {
             depth: 8,
             time_ms,
+            tt_mb: HINT_TT_MB,
             ..Default::default()
         });
         let r = ab.search(&turn)?;

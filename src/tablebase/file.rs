@@ -103,7 +103,7 @@ pub(crate) fn read_layer(
     // Read once, checked once: what happens to the file afterwards (truncated, rewritten,
     // replaced) cannot reach the values in use. A memory map would give SIGBUS on a file
     // truncated under it.
-    let mut file = File::open(path).map_err(|e| io_error(path, e))?;
+    let mut file = open_regular(path)?;
     let size = file.metadata().map_err(|e| io_error(path, e))?.len();
     let mut head = [0u8; 36];
     let got = read_up_to(&mut file, &mut head).map_err(|e| io_error(path, e))?;
@@ -192,6 +192,34 @@ pub(crate) fn read_layer(
         ));
     }
     Ok(Values(values))
+}
+
+/// Opens `path` for reading if it is a regular file (a link to one included). Anything else, a
+/// FIFO, a device, a folder, is refused without waiting: the open itself does not block
+/// (`O_NONBLOCK`), so a FIFO with no writer cannot hold up the caller.
+pub(crate) fn open_regular(path: &Path) -> Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| io_error(path, e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    if !meta.is_file() {
+        return Err(refuse(path, "not a regular file"));
+    }
+    Ok(file)
+}
+
+/// The size of `path` if it is a regular file (a link to one included), without opening it.
+pub(crate) fn regular_size(path: &Path) -> Result<u64> {
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    if !meta.is_file() {
+        return Err(refuse(path, "not a regular file"));
+    }
+    Ok(meta.len())
 }
 
 /// Reads until `buf` is full or the file ends; the number of bytes read.

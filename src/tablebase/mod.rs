@@ -337,18 +337,45 @@ impl Tablebase {
         static OPEN: Mutex<Vec<(PathBuf, Rules, Weak<Tablebase>)>> = Mutex::new(Vec::new());
         let table = table_rules(rules)?;
         let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
-        open.retain(|(_, _, w)| w.strong_count() > 0);
-        if let Some(t) = open
-            .iter()
-            .find(|(d, r, _)| *d == dir && *r == table)
-            .and_then(|(_, _, w)| w.upgrade())
-        {
+        let find = |open: &mut Vec<(PathBuf, Rules, Weak<Tablebase>)>| {
+            open.retain(|(_, _, w)| w.strong_count() > 0);
+            open.iter()
+                .find(|(d, r, _)| *d == dir && *r == table)
+                .and_then(|(_, _, w)| w.upgrade())
+        };
+        let lock = || OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = find(&mut lock()) {
             return Ok(t);
         }
+        // Read outside the lock: a slow or large table holds up no one else's. Two readers of
+        // the same table at once keep the first one shared.
         let t = Arc::new(Tablebase::open(&dir, rules, None)?);
+        let mut open = lock();
+        if let Some(first) = find(&mut open) {
+            return Ok(first);
+        }
         open.push((dir, table, Arc::downgrade(&t)));
         Ok(t)
+    }
+
+    /// The memory, in bytes, that [`Tablebase::open_shared`] would hold for the table of
+    /// `rules` in `dir` (every layer found from 0 up; its values and indexes), told from the
+    /// files' sizes without reading them: a caller with a memory budget checks it first. An
+    /// error when the folder has no such table, or a layer is not a regular file.
+    pub fn open_bytes(dir: &Path, rules: &Rules) -> Result<u64> {
+        let table = table_rules(rules)?;
+        let stem = file_stem(&table);
+        let mut bytes = 0u64;
+        for n in 0..=table.total_seeds() as usize {
+            let path = file::layer_path(dir, &stem, n);
+            if n > 0 && !path.exists() {
+                break;
+            }
+            file::regular_size(&path)?;
+            let index = LayerIndex::new(table.pits(), n);
+            bytes += index.count() + index.memory_bytes() as u64;
+        }
+        Ok(bytes)
     }
 
     /// The rules the table was built for ([`table_rules`]).

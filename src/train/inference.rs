@@ -242,6 +242,12 @@ impl Agent for NnAgent {
     fn set_stop(&mut self, stop: StopSignal) {
         self.stop = Some(stop);
     }
+
+    /// Its network (shared with the other agents of the same file, counted whole here) and
+    /// its tree at the whole budget of `sims` simulations.
+    fn memory_bytes(&self, _rules: &Rules) -> u64 {
+        self.core.memory_bytes() + Search::tree_bytes(self.sims)
+    }
 }
 
 /// The built-in agents and the `nn` kind: the registry of the CLI (and of every tool built with
@@ -362,20 +368,74 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     Ok(Box::new(agent))
 }
 
-/// Networks loaded so far, by path and file modification time.
+/// Networks loaded so far: for each path, its last version (the file's modification time)
+/// while some agent plays it, and the [`RECENT`] networks loaded last (for the next agent).
+/// A rewritten file (a training run's `checkpoint.ckpt`) replaces its old version, which lives
+/// on only in the agents that play it: memory follows the agents alive, not the versions seen.
 fn cached_core(path: &Path) -> TrainResult<Arc<NetCore>> {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
+    use std::collections::{HashMap, VecDeque};
+    use std::sync::{Mutex, Weak};
     use std::time::SystemTime;
-    type Cache = Mutex<HashMap<(std::path::PathBuf, Option<SystemTime>), Arc<NetCore>>>;
-    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
-    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let key = (path.to_path_buf(), modified);
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(c) = cache.lock().expect("cache lock").get(&key) {
-        return Ok(c.clone());
+    #[derive(Default)]
+    struct Cache {
+        by_path: HashMap<std::path::PathBuf, (Option<SystemTime>, Weak<NetCore>)>,
+        recent: VecDeque<Arc<NetCore>>,
     }
+    static CACHE: std::sync::OnceLock<Mutex<Cache>> = std::sync::OnceLock::new();
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let cache = CACHE.get_or_init(Default::default);
+    let lock = || cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((m, weak)) = lock().by_path.get(path) {
+        if *m == modified {
+            if let Some(core) = weak.upgrade() {
+                return Ok(core);
+            }
+        }
+    }
+    // Loaded outside the lock: a slow file does not hold up the other networks.
     let core = Arc::new(NetCore::load(path)?);
-    cache.lock().expect("cache lock").insert(key, core.clone());
+    let mut c = lock();
+    c.by_path.retain(|_, (_, w)| w.strong_count() > 0);
+    c.by_path
+        .insert(path.to_path_buf(), (modified, Arc::downgrade(&core)));
+    c.recent.retain(|r| !Arc::ptr_eq(r, &core));
+    c.recent.push_front(core.clone());
+    c.recent.truncate(RECENT);
     Ok(core)
+}
+
+/// Networks kept loaded for the next agent after their agents are gone.
+const RECENT: usize = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rewritten_network_file_does_not_keep_its_old_versions() {
+        let dir = std::env::temp_dir().join(format!("awale-netcache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let weights = super::super::baseline::find("abapa").unwrap().weights;
+        let file = dir.join("net.safetensors");
+        let write = |version: u64| {
+            std::fs::write(&file, weights).unwrap();
+            let f = std::fs::File::options().write(true).open(&file).unwrap();
+            f.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_000_000 + version))
+                .unwrap();
+        };
+        write(0);
+        let first = cached_core(&file).unwrap();
+        assert!(Arc::ptr_eq(&first, &cached_core(&file).unwrap()));
+        let old = Arc::downgrade(&first);
+        drop(first);
+        // Rewritten, as training rewrites its checkpoint: the new version is read, and the old
+        // one lives on only while something plays it.
+        for version in 1..=4 {
+            write(version);
+            let core = cached_core(&file).unwrap();
+            assert!(core.memory_bytes() > 0);
+        }
+        assert_eq!(old.strong_count(), 0, "an old version is still held");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

@@ -53,6 +53,11 @@ impl NetCore {
         NetCore::new(&net, config)
     }
 
+    /// Bytes its parameters hold in memory (32-bit floats).
+    pub fn memory_bytes(&self) -> u64 {
+        self.net.num_params() as u64 * 4
+    }
+
     /// Whether the network plays positions of `rules`: the same game (base rules and player
     /// count); options that do not change the board, such as `max_plies`, may differ.
     pub fn plays(&self, rules: &Rules) -> bool {

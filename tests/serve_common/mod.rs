@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
+pub mod attack;
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 
 /// A running `awale serve`, killed when dropped.
@@ -80,4 +82,22 @@ pub fn tiny_tables(tag: &str) -> std::path::PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     dir
+}
+
+/// The answer waiting on `s`, read to its end: the status (0 when there is none), the head as
+/// written and the body. An interim `100 Continue` (the body was asked for) is skipped.
+pub fn read_answer(s: &mut TcpStream) -> (u16, String, String) {
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let text = text
+        .strip_prefix("HTTP/1.1 100 Continue\r\n\r\n")
+        .unwrap_or(&text);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string(), body.to_string())
 }

@@ -32,8 +32,9 @@ pub struct Limits {
     pub sims: u64,
     /// Largest transposition table of one agent, in MiB (`alphabeta:tt_mb`).
     pub tt_mb: u64,
-    /// Memory the live games' agents may hold together, in MiB (their transposition tables);
-    /// the least recently used games are dropped to stay under it.
+    /// Memory the live games' agents (transposition tables, search trees, networks) and the
+    /// open tables may hold together, in MiB; the least recently used games are dropped to stay
+    /// under it.
     pub memory_mb: u64,
     /// Agents (and hints) thinking at once; more answer 503.
     pub thinking: usize,
@@ -53,6 +54,18 @@ pub(super) const DEFAULT_TT_MB: u64 = 64;
 pub(super) const DEFAULT_MEMORY_MB: u64 = 1024;
 pub(super) const DEFAULT_PLIES: u32 = 2000;
 pub(super) const DEFAULT_CLIENT_GAMES: usize = 32;
+/// Largest JSON request body (a game record for `/api/replay` may be larger).
+pub(super) const BODY_LIMIT: usize = 64 * 1024;
+/// Largest `/api/replay` body: a tournament file of a few thousand games.
+pub(super) const REPLAY_LIMIT: usize = 16 * 1024 * 1024;
+/// Bytes of replay bodies (past the first [`BODY_LIMIT`] of each) the server holds at once, for
+/// every client together: two whole bodies.
+pub(super) const REPLAY_BODIES: usize = 2 * REPLAY_LIMIT;
+/// Largest `/api/replay` answer (its JSON): a replay that would write more is refused with 413.
+pub(super) const REPLAY_ANSWER: usize = 32 * 1024 * 1024;
+/// Bytes of replay answers the server holds at once, for every client together (written, or
+/// being sent to a reader however slow): two whole answers.
+pub(super) const REPLAY_ANSWERS: usize = 2 * REPLAY_ANSWER;
 /// The most relay sowings in one move a rules spec may ask for (`relay_cap`; the relay
 /// presets use 200): a move's cost grows with it.
 pub(super) const MAX_RELAY_CAP: u16 = 200;

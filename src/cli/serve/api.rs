@@ -11,7 +11,8 @@ use axum::routing::{get, post};
 use axum::{middleware, Json, Router};
 use serde_json::{json, Value};
 
-use super::body::{read_body, REPLAY_LIMIT};
+use super::admission::REPLAY_LIMIT;
+use super::body::read_body;
 use super::error::{json_errors, ApiError, Scrub};
 use super::games::{delete_game, get_game, hint, new_game, person_move, undo};
 use super::guard::{guard, security_headers, Access};
@@ -43,19 +44,19 @@ pub fn router(state: Arc<AppState>, access: Arc<Access>) -> Router {
         .route("/api/agents", get(agents))
         .route(
             "/api/games",
-            post(new_game).layer(middleware::from_fn(read_body)),
+            post(new_game).layer(middleware::from_fn_with_state(state.clone(), read_body)),
         )
         .route("/api/games/{id}", get(get_game).delete(delete_game))
         .route(
             "/api/games/{id}/move",
-            post(person_move).layer(middleware::from_fn(read_body)),
+            post(person_move).layer(middleware::from_fn_with_state(state.clone(), read_body)),
         )
         .route("/api/games/{id}/agent-move", post(agent_move))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/hint", get(hint))
         .route(
             "/api/replay",
-            post(replay).layer(middleware::from_fn(read_body)),
+            post(replay).layer(middleware::from_fn_with_state(state.clone(), read_body)),
         )
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
@@ -141,11 +142,12 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
             })
         })
         .collect();
+    let networks = app.network_names().await;
     Json(json!({
         "kinds": kinds,
         "examples": ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=8", "mcts:sims=2000", "perfect"],
         "tablebase": app.admission.tablebase.is_some(),
-        "networks": app.admission.network_names(),
+        "networks": networks.as_slice(),
         "move_time_ms": app.move_time.as_millis() as u64,
         "memory_used_mb": {
             "games": app.games_mb(),

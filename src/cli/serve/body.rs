@@ -1,22 +1,23 @@
 //! Request bodies: read whole before any route sees them, within a size (the route's limit)
 //! and a time (`--idle-timeout-ms` for each part to arrive, [`BODY_TIME`] in all). A body
-//! announced over the limit is refused with 413 before it is read.
+//! announced over the limit is refused with 413 before it is read. Replay bodies past their
+//! first [`BODY_LIMIT`] bytes are counted, while they are read and replayed, against
+//! [`REPLAY_BODIES`] for all clients together: over it, a 503 before they are read.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
+use tokio::sync::OwnedSemaphorePermit;
 
+use super::admission::{BODY_LIMIT, REPLAY_BODIES, REPLAY_LIMIT};
 use super::error::ApiError;
-
-/// Largest JSON request body (a game record for `/api/replay` may be larger).
-pub(super) const BODY_LIMIT: usize = 64 * 1024;
-/// Largest `/api/replay` body: a tournament file of a few thousand games.
-pub(super) const REPLAY_LIMIT: usize = 16 * 1024 * 1024;
+use super::session::AppState;
 
 /// Longest time to receive a whole body.
 pub(super) const BODY_TIME: Duration = Duration::from_secs(30);
@@ -30,12 +31,61 @@ fn limit_of(path: &str) -> usize {
     }
 }
 
+/// KiB counted for `bytes` bytes of a body past its first [`BODY_LIMIT`].
+fn counted_kib(bytes: usize) -> u32 {
+    (bytes.saturating_sub(BODY_LIMIT).div_ceil(1024)) as u32
+}
+
+/// The body's share of [`REPLAY_BODIES`], grown as the body grows.
+struct Share {
+    held: Option<OwnedSemaphorePermit>,
+}
+
+impl Share {
+    /// Holds `kib` KiB in all (at least); false when the budget has no room.
+    fn grow_to(&mut self, app: &AppState, kib: u32) -> bool {
+        let have = self.held.as_ref().map_or(0, |p| p.num_permits() as u32);
+        if kib <= have {
+            return true;
+        }
+        match app.replay_bodies.clone().try_acquire_many_owned(kib - have) {
+            Ok(more) => {
+                match &mut self.held {
+                    Some(p) => p.merge(more),
+                    None => self.held = Some(more),
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// Why a body was not read.
+enum Refused {
+    Over,
+    Busy,
+    Stalled,
+    Unreadable,
+}
+
 /// The middleware: the body read (or refused) here, then handed to the route as bytes.
-pub(super) async fn read_body(req: Request, next: Next) -> Response {
+pub(super) async fn read_body(
+    State(app): State<Arc<AppState>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let limit = limit_of(req.uri().path());
     let too_large = || {
         ApiError::too_large(format!(
             "the body is over this route's limit of {limit} bytes"
+        ))
+        .into_response()
+    };
+    let busy = || {
+        ApiError::busy(format!(
+            "the server is reading or replaying {} MiB of replay bodies, its limit for all clients; send it again shortly",
+            REPLAY_BODIES >> 20
         ))
         .into_response()
     };
@@ -47,31 +97,66 @@ pub(super) async fn read_body(req: Request, next: Next) -> Response {
     if announced.is_some_and(|n| n > limit as u64) {
         return too_large();
     }
+    // An announced body is counted whole before it is read; another as it arrives.
+    let mut share = Share { held: None };
+    if let Some(n) = announced {
+        if !share.grow_to(&app, counted_kib(n as usize)) {
+            return busy();
+        }
+    }
     let (parts, mut body) = req.into_parts();
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(announced.map_or(0, |n| n as usize));
+    let idle = app.body_idle;
     let read = async {
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|_| "the body could not be read")?;
+        loop {
+            // Each part within the idle time (a body that pauses longer is dropped), the
+            // whole within BODY_TIME (below).
+            let frame = match tokio::time::timeout(idle, body.frame()).await {
+                Err(_) => return Err(Refused::Stalled),
+                Ok(None) => return Ok(()),
+                Ok(Some(frame)) => frame.map_err(|_| Refused::Unreadable)?,
+            };
             if let Ok(data) = frame.into_data() {
-                if bytes.len() + data.len() > limit {
-                    return Err("over");
+                let len = bytes.len() + data.len();
+                if len > limit {
+                    return Err(Refused::Over);
+                }
+                // The buffer grows as a Vec's does, within the limit; what it allocates is
+                // what is counted.
+                if len > bytes.capacity() {
+                    let want = (bytes.capacity() * 2).clamp(len, limit);
+                    if !share.grow_to(&app, counted_kib(want)) {
+                        return Err(Refused::Busy);
+                    }
+                    bytes.reserve_exact(want - bytes.len());
                 }
                 bytes.extend_from_slice(&data);
             }
         }
-        Ok(())
+    };
+    let stalled = || {
+        ApiError(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the body did not arrive within {} s, or paused over {} ms (--idle-timeout-ms)",
+                BODY_TIME.as_secs(),
+                idle.as_millis()
+            ),
+        )
+        .into_response()
     };
     match tokio::time::timeout(BODY_TIME, read).await {
-        Err(_) => ApiError(
-            StatusCode::REQUEST_TIMEOUT,
-            format!("the body did not arrive within {} s", BODY_TIME.as_secs()),
-        )
-        .into_response(),
-        Ok(Err("over")) => too_large(),
-        Ok(Err(reason)) => ApiError::bad(reason).into_response(),
+        Err(_) | Ok(Err(Refused::Stalled)) => stalled(),
+        Ok(Err(Refused::Over)) => too_large(),
+        Ok(Err(Refused::Busy)) => busy(),
+        Ok(Err(Refused::Unreadable)) => ApiError::bad("the body could not be read").into_response(),
         Ok(Ok(())) => {
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
+            // The share is held while the route works on the body (a replay), then given back.
+            let answer = next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+            drop(share);
+            answer
         }
     }
 }

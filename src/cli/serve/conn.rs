@@ -3,25 +3,34 @@
 //! requests, and how long an answer may wait for a peer that does not read. A connection over
 //! a cap gets a 503 with the JSON error, not silence. None of this needs the token: it bounds
 //! what any peer that reaches the port can hold.
+//!
+//! Clients are counted as networks hand out addresses ([`client_of`]): an IPv6 client by its
+//! /64. At `--max-connections`, a connection of the client holding the most that waits for its
+//! next request is closed to make room for a client holding fewer, as games are dropped. The framework's own refusals (a header block over [`MAX_HEAD`], a path too long, a
+//! request that is no HTTP) are rewritten on their way out as ours are: JSON, with the
+//! security headers.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
+use axum::http::StatusCode;
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::time::Sleep;
 
+use super::guard::SECURITY_HEADERS;
 use super::session::lock;
 
 /// The connection limits (flags of `awale serve`).
@@ -38,17 +47,57 @@ pub struct ConnLimits {
 
 /// Refusals being written at once at most; beyond it a connection over a cap is closed at once.
 const REFUSALS: usize = 64;
+/// Most bytes of a request's start line and headers (more: 431), and of what the connection
+/// buffers of a body as it reads it or of an answer as it writes it.
+pub(super) const MAX_HEAD: usize = 64 * 1024;
 
-/// Open connections, in all and by client address.
+/// The client an address belongs to, as networks hand out addresses: an IPv4 address is one
+/// client, an IPv6 address its /64 (a host or a site gets a whole /64 to choose from), an IPv4
+/// address written as IPv6 (`::ffff:a.b.c.d`) that IPv4 address. Loopback addresses are each a
+/// client of their own (docs/play.md says why): they are this machine's.
+///
+/// ```ignore
+/// assert_eq!(client_of("2001:db8::1".parse()?), client_of("2001:db8::ffff:2".parse()?));
+/// ```
+pub(super) fn client_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return IpAddr::V4(v4);
+            }
+            if v6.is_loopback() {
+                return ip;
+            }
+            IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !(u64::MAX as u128)))
+        }
+    }
+}
+
+/// Open connections, in all and by client address, each with what makes room for another.
 #[derive(Default)]
 struct Counts {
     total: usize,
     by_client: HashMap<IpAddr, usize>,
+    open: HashMap<u64, Open>,
+    next: u64,
+}
+
+/// What the counts know of an open connection.
+struct Open {
+    client: IpAddr,
+    /// Requests being answered on it (0: it waits for its next request, or its first).
+    busy: Arc<AtomicUsize>,
+    /// Told to close once its request in flight, if any, is answered.
+    close: Arc<Notify>,
+    /// Told already.
+    closing: bool,
 }
 
 /// One admitted connection: its place in the counts, given back when dropped.
 struct Slot {
     counts: Arc<Mutex<Counts>>,
+    id: u64,
     client: IpAddr,
 }
 
@@ -62,6 +111,7 @@ impl Drop for Slot {
     fn drop(&mut self) {
         let mut c = lock(&self.counts);
         c.total -= 1;
+        c.open.remove(&self.id);
         if let Some(n) = c.by_client.get_mut(&self.client) {
             *n -= 1;
             if *n == 0 {
@@ -71,15 +121,17 @@ impl Drop for Slot {
     }
 }
 
-/// A place for a connection from `client`, or the reason it gets none.
-fn admit(counts: &Arc<Mutex<Counts>>, client: IpAddr, limits: &ConnLimits) -> Result<Slot, String> {
+/// A place for a connection from `client` (its slot, its busy count and its close signal), or
+/// the reason it gets none. At `--max-connections`, a connection of the client holding the most
+/// that waits for its next request is told to close to make room, when the newcomer's client
+/// holds fewer than that one would keep: as with games, a client never loses a connection to
+/// one that holds more (and at most [`REFUSALS`] close at once, beyond the cap).
+fn admit(
+    counts: &Arc<Mutex<Counts>>,
+    client: IpAddr,
+    limits: &ConnLimits,
+) -> Result<(Slot, Arc<AtomicUsize>, Arc<Notify>), String> {
     let mut c = lock(counts);
-    if c.total >= limits.total {
-        return Err(format!(
-            "the server has {} connections open, its limit (--max-connections); try again shortly",
-            limits.total
-        ));
-    }
     let mine = c.by_client.get(&client).copied().unwrap_or(0);
     if mine >= limits.per_client {
         return Err(format!(
@@ -87,12 +139,68 @@ fn admit(counts: &Arc<Mutex<Counts>>, client: IpAddr, limits: &ConnLimits) -> Re
             limits.per_client
         ));
     }
+    if c.total >= limits.total {
+        let closing = c.open.values().filter(|o| o.closing).count();
+        let room = c.total < limits.total + REFUSALS && closing < REFUSALS;
+        let (top, most) = c
+            .by_client
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map_or((client, 0), |(a, n)| (*a, *n));
+        let idle = c
+            .open
+            .values_mut()
+            .find(|o| o.client == top && !o.closing && o.busy.load(Ordering::Relaxed) == 0);
+        match idle {
+            Some(o) if mine + 1 < most && room => {
+                o.closing = true;
+                o.close.notify_one();
+            }
+            _ => {
+                return Err(format!(
+                    "the server has {} connections open, its limit (--max-connections); try again shortly",
+                    limits.total
+                ))
+            }
+        }
+    }
     c.total += 1;
     *c.by_client.entry(client).or_insert(0) += 1;
-    Ok(Slot {
+    let id = c.next;
+    c.next += 1;
+    let busy = Arc::new(AtomicUsize::new(0));
+    let close = Arc::new(Notify::new());
+    c.open.insert(
+        id,
+        Open {
+            client,
+            busy: busy.clone(),
+            close: close.clone(),
+            closing: false,
+        },
+    );
+    let slot = Slot {
         counts: counts.clone(),
+        id,
         client,
-    })
+    };
+    Ok((slot, busy, close))
+}
+
+/// Counts a request in flight on its connection while it lives.
+struct Busy(Arc<AtomicUsize>);
+
+impl Busy {
+    fn new(count: &Arc<AtomicUsize>) -> Busy {
+        count.fetch_add(1, Ordering::Relaxed);
+        Busy(count.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Serves `router` on `listener` until the process stops, within `limits`.
@@ -109,8 +217,8 @@ pub async fn serve(listener: TcpListener, router: Router, limits: ConnLimits) ->
                 continue;
             }
         };
-        let slot = match admit(&counts, peer.ip(), &limits) {
-            Ok(slot) => slot,
+        let (slot, busy, close) = match admit(&counts, client_of(peer.ip()), &limits) {
+            Ok(admitted) => admitted,
             Err(reason) => {
                 if let Ok(permit) = refusals.clone().try_acquire_owned() {
                     let idle = limits.idle;
@@ -129,29 +237,93 @@ pub async fn serve(listener: TcpListener, router: Router, limits: ConnLimits) ->
             let _ = stream.set_nodelay(true);
             let service = hyper::service::service_fn(move |mut req| {
                 req.extensions_mut().insert(ConnectInfo(peer));
-                tower_service::Service::call(&mut router.clone(), req)
+                let busy = Busy::new(&busy);
+                let answer = tower_service::Service::call(&mut router.clone(), req);
+                async move {
+                    let answer = answer.await;
+                    drop(busy);
+                    answer
+                }
             });
             let io = TokioIo::new(WriteTimeout::new(stream, idle));
-            let _ = http1::Builder::new()
+            let conn = http1::Builder::new()
                 .timer(TokioTimer::new())
+                .max_buf_size(MAX_HEAD)
                 .header_read_timeout(idle)
                 .keep_alive(true)
-                .serve_connection(io, service)
-                .await;
+                .serve_connection(io, service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                // Made room for another client's connection: the request in flight, if any,
+                // is answered first.
+                _ = close.notified() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
         });
     }
 }
 
-/// Answers a connection over a cap: a 503 with the JSON error, then closes it.
-async fn refuse(mut stream: TcpStream, reason: &str) {
+/// An error answer written before (or instead of) the routes: `{"error": reason}` with the
+/// security headers, closing the connection.
+fn raw_answer(status: StatusCode, reason: &str, extra: &str) -> Vec<u8> {
     let body = serde_json::json!({ "error": reason }).to_string();
-    let head = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n",
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}connection: close\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or("Error"),
         body.len()
     );
-    if stream.write_all(head.as_bytes()).await.is_err()
-        || stream.write_all(body.as_bytes()).await.is_err()
+    for (name, value) in SECURITY_HEADERS {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut out = head.into_bytes();
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+/// The framework's own refusal in `buf` (hyper answers a request it cannot parse by itself:
+/// 400, 414, 431, with no body and none of our headers), as ours: JSON with the security
+/// headers. `None` for anything else (our answers carry the security headers).
+fn framework_refusal(buf: &[u8]) -> Option<Vec<u8>> {
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&buf[..end]).ok()?;
+    let mut status_line = head.lines().next()?.splitn(3, ' ');
+    if !status_line.next()?.starts_with("HTTP/1.") {
+        return None;
+    }
+    let status = StatusCode::from_bytes(status_line.next()?.as_bytes()).ok()?;
+    if !(status.is_client_error() || status.is_server_error())
+        || head.to_ascii_lowercase().contains("x-content-type-options")
     {
+        return None;
+    }
+    let reason = match status.as_u16() {
+        431 => format!(
+            "the request's headers are over this server's limit ({} KiB, 100 headers)",
+            MAX_HEAD >> 10
+        ),
+        414 => "the request's path is too long".to_string(),
+        400 => "the request is not well-formed HTTP/1.1 (its start line, a header, or two Content-Length headers)".to_string(),
+        _ => status
+            .canonical_reason()
+            .unwrap_or("error")
+            .to_lowercase(),
+    };
+    Some(raw_answer(status, &reason, ""))
+}
+
+/// Answers a connection over a cap: a 503 with the JSON error, then closes it.
+async fn refuse(mut stream: TcpStream, reason: &str) {
+    let answer = raw_answer(
+        StatusCode::SERVICE_UNAVAILABLE,
+        reason,
+        "retry-after: 1\r\n",
+    );
+    if stream.write_all(&answer).await.is_err() {
         return;
     }
     let _ = stream.shutdown().await;
@@ -168,11 +340,15 @@ async fn refuse(mut stream: TcpStream, reason: &str) {
 }
 
 /// A stream whose writes fail when they make no progress for `limit`: an answer to a peer that
-/// does not read is dropped, with its connection, instead of holding both forever.
+/// does not read is dropped, with its connection, instead of holding both forever. The
+/// framework's own refusals are rewritten as ours on their way ([`framework_refusal`]).
 struct WriteTimeout<S> {
     inner: S,
     limit: Duration,
     stalled: Option<Pin<Box<Sleep>>>,
+    /// A refusal written in place of the framework's: its bytes, those written, and the
+    /// length of the framework's write it stands for.
+    rewritten: Option<(Vec<u8>, usize, usize)>,
 }
 
 impl<S> WriteTimeout<S> {
@@ -181,6 +357,7 @@ impl<S> WriteTimeout<S> {
             inner,
             limit,
             stalled: None,
+            rewritten: None,
         }
     }
 
@@ -232,7 +409,27 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<S> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.timed(cx, |s, cx| s.poll_write(cx, buf))
+        if self.rewritten.is_none() {
+            if let Some(ours) = framework_refusal(buf) {
+                self.rewritten = Some((ours, 0, buf.len()));
+            }
+        }
+        let Some((ours, done, stands_for)) = self.rewritten.take() else {
+            return self.timed(cx, |s, cx| s.poll_write(cx, buf));
+        };
+        let mut done = done;
+        while done < ours.len() {
+            match self.timed(cx, |s, cx| s.poll_write(cx, &ours[done..])) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => done += n,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => {
+                    self.rewritten = Some((ours, done, stands_for));
+                    return Poll::Pending;
+                }
+            }
+        }
+        Poll::Ready(Ok(stands_for))
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -243,16 +440,10 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<S> {
         self.timed(cx, |s, cx| s.poll_shutdown(cx))
     }
 
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.timed(cx, |s, cx| s.poll_write_vectored(cx, bufs))
-    }
-
+    /// No: the framework then writes each answer's head whole in one write, where
+    /// [`framework_refusal`] reads it.
     fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
+        false
     }
 }
 
@@ -273,14 +464,78 @@ mod tests {
         let a1 = admit(&counts, a, &limits).unwrap();
         let _a2 = admit(&counts, a, &limits).unwrap();
         assert!(admit(&counts, a, &limits)
-            .unwrap_err()
+            .err()
+            .unwrap()
             .contains("--max-client-connections"));
         let _b1 = admit(&counts, b, &limits).unwrap();
         assert!(admit(&counts, b, &limits)
-            .unwrap_err()
+            .err()
+            .unwrap()
             .contains("--max-connections"));
         drop(a1);
         let _a3 = admit(&counts, a, &limits).unwrap();
         assert_eq!(lock(&counts).total, 3);
+    }
+
+    #[test]
+    fn at_the_cap_an_idle_connection_of_the_biggest_holder_makes_room() {
+        let counts = Arc::new(Mutex::new(Counts::default()));
+        let limits = ConnLimits {
+            total: 4,
+            per_client: 4,
+            idle: Duration::from_secs(1),
+        };
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let c: IpAddr = "10.0.0.3".parse().unwrap();
+        let held: Vec<_> = (0..3)
+            .map(|_| admit(&counts, a, &limits).unwrap())
+            .collect();
+        // A request in flight on each of a's connections but one: that one is told to close.
+        for (_, busy, _) in &held[..2] {
+            busy.fetch_add(1, Ordering::Relaxed);
+        }
+        let _b1 = admit(&counts, b, &limits).unwrap();
+        let _c1 = admit(&counts, c, &limits).unwrap();
+        assert!(lock(&counts)
+            .open
+            .values()
+            .any(|o| o.closing && o.client == a));
+        // a's idle one is closing already, its others answer requests: no room.
+        assert!(admit(&counts, c, &limits).is_err());
+        drop(held);
+        assert_eq!(lock(&counts).total, 2);
+    }
+
+    #[test]
+    fn clients_are_grouped_as_networks_hand_out_addresses() {
+        let of = |a: &str| client_of(a.parse().unwrap());
+        // An IPv6 client by its /64: the addresses of one host or site are one client.
+        assert_eq!(
+            of("2001:db8:1:2::1"),
+            of("2001:db8:1:2:ffff:ffff:ffff:fffe")
+        );
+        assert_ne!(of("2001:db8:1:2::1"), of("2001:db8:1:3::1"));
+        assert_eq!(of("2001:db8:1:2::1"), of("2001:db8:1:2::"));
+        // IPv4, written either way, by its address; loopback addresses each on their own.
+        assert_eq!(of("::ffff:192.0.2.7"), of("192.0.2.7"));
+        assert_ne!(of("192.0.2.7"), of("192.0.2.8"));
+        assert_ne!(of("127.0.0.1"), of("127.0.0.2"));
+        assert_eq!(of("::1"), of("::1"));
+    }
+
+    #[test]
+    fn the_frameworks_refusals_become_ours() {
+        let theirs =
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\ndate: x\r\n\r\n";
+        let ours = String::from_utf8(framework_refusal(theirs).unwrap()).unwrap();
+        assert!(ours.starts_with("HTTP/1.1 431 "), "{ours}");
+        assert!(ours.contains("x-content-type-options: nosniff"), "{ours}");
+        assert!(ours.ends_with("KiB, 100 headers)\"}"), "{ours}");
+        // Our own answers, and anything that is not an answer's head, pass unchanged.
+        let own = raw_answer(StatusCode::FORBIDDEN, "no", "");
+        assert!(framework_refusal(&own).is_none());
+        assert!(framework_refusal(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
+        assert!(framework_refusal(b"{\"games\": [HTTP/1.1 400 x").is_none());
     }
 }

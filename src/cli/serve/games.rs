@@ -15,6 +15,7 @@ use awale::notation::{format_move, parse_move, player_name, result_text};
 use awale::{AwaleError, Game, Rules};
 
 use super::admission::{Admitted, INSTANT_KINDS};
+use super::conn::client_of;
 use super::error::{ApiError, ApiResult};
 use super::session::{lock, AppState, LastMove, Seat, Session};
 use super::view::view;
@@ -80,7 +81,15 @@ pub(super) async fn new_game(
         Some(text) => {
             let (rules, state) = awale::notation::parse_position(text)
                 .map_err(|e| ApiError::bad(format!("position: {e}")))?;
-            Game::from_state(app.admission.admit_rules(rules)?, state)
+            let rules = app.admission.admit_rules(rules)?;
+            if state.ply() >= rules.max_plies {
+                return Err(ApiError::bad(format!(
+                    "position: ply {} is at or past the game's limit of {} plies",
+                    state.ply(),
+                    rules.max_plies
+                )));
+            }
+            Game::from_state(rules, state)
         }
         None => {
             let rules: Rules = req
@@ -98,12 +107,66 @@ pub(super) async fn new_game(
             req.seats.len()
         )));
     }
-    let mut seats = Vec::with_capacity(players);
-    let mut memory_mb = 0;
-    for (i, text) in req.seats.iter().enumerate() {
+    // Each seat's spec, admitted (on a worker thread: a network is looked for in its folder).
+    let texts = req.seats.clone();
+    let admitter = app.clone();
+    let admitted = tokio::task::spawn_blocking(move || admit_seats(&admitter, &texts))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    // Tables are opened (and counted against --memory-mb) by the server, once for every game
+    // whose rules they answer for; the agents then share them.
+    for (i, seat) in admitted.iter().enumerate() {
+        let Some((_, a, _)) = seat else { continue };
+        let tables = a.spec.kind == "perfect" || a.spec.get("tb").is_some();
+        if tables && app.table(&rules).await.is_none() {
+            return Err(ApiError::forbidden(format!(
+                "seat {i}: this server has no endgame tables for '{rules}' (or no room for them within --memory-mb)"
+            )));
+        }
+    }
+    // The table's values in the view, when the server has one for these rules.
+    app.table(&rules).await;
+    // Built on a worker thread (a network read from its file), two at once; each agent's memory
+    // then counted as it says (its table, its tree at its whole budget, its network), at least
+    // what its spec asked for.
+    let permit = app.build_permit().await;
+    let builder = app.clone();
+    let (seats, memory_mb) = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        build_seats(&builder, admitted, &rules, seed)
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    check_memory(&app, memory_mb)?;
+    let session = Session {
+        game,
+        seats,
+        thinking: false,
+        last: None,
+        error: None,
+        stop: None,
+        memory_mb,
+    };
+    let view = view(&app, "", &session);
+    let id = app.insert(session, client_of(peer.ip()))?;
+    let mut view = view;
+    view["id"] = json!(id);
+    Ok((StatusCode::CREATED, Json(view)))
+}
+
+/// A seat's spec as written, as admitted, and whether its moves take a thinking turn; `None`
+/// for a person.
+type AdmittedSeat = Option<(String, Admitted, bool)>;
+
+/// Each seat of a new game as the server lets it run ([`admit`]): a person, or an agent spec
+/// admitted; the memory the specs ask for is checked before any agent is built.
+fn admit_seats(app: &AppState, texts: &[String]) -> ApiResult<Vec<AdmittedSeat>> {
+    let mut admitted = Vec::with_capacity(texts.len());
+    let mut asked_mb = 0;
+    for (i, text) in texts.iter().enumerate() {
         let text = text.trim();
         if text.eq_ignore_ascii_case("human") || text.eq_ignore_ascii_case("person") {
-            seats.push(Seat::Person);
+            admitted.push(None);
             continue;
         }
         let specs = parse_agent_list(text).map_err(|e| ApiError::bad(format!("seat {i}: {e}")))?;
@@ -113,25 +176,30 @@ pub(super) async fn new_game(
                 specs.len()
             )));
         };
-        let admitted =
-            admit(&app, spec).map_err(|e| ApiError(e.0, format!("seat {i}: {}", e.1)))?;
-        // Tables are opened (and counted against --memory-mb) by the server, once for every
-        // game whose rules they answer for; the agent then shares them.
-        let tables = admitted.spec.kind == "perfect" || admitted.spec.get("tb").is_some();
-        if tables && app.table(&rules).is_none() {
-            return Err(ApiError::forbidden(format!(
-                "seat {i}: this server has no endgame tables for '{rules}' (or no room for them within --memory-mb)"
-            )));
-        }
-        memory_mb += admitted.memory_mb;
-        // Checked before the agent is built (its table is allocated then).
-        if memory_mb > app.admission.limits.memory_mb {
-            return Err(ApiError::forbidden(format!(
-                "the agents need {memory_mb} MiB together, more than this server's {} MiB (--memory-mb)",
-                app.admission.limits.memory_mb
-            )));
-        }
-        let mut agent = app.registry.build(&admitted.spec, &rules).map_err(|e| {
+        let a = admit(app, spec).map_err(|e| ApiError(e.0, format!("seat {i}: {}", e.1)))?;
+        asked_mb += a.memory_mb;
+        check_memory(app, asked_mb)?;
+        let costly = !INSTANT_KINDS.contains(&spec.kind.as_str());
+        admitted.push(Some((text.to_string(), a, costly)));
+    }
+    Ok(admitted)
+}
+
+/// The seats of a new game, its agents built, and the memory they hold together (MiB).
+fn build_seats(
+    app: &AppState,
+    admitted: Vec<AdmittedSeat>,
+    rules: &Rules,
+    seed: u64,
+) -> ApiResult<(Vec<Seat>, u64)> {
+    let mut seats = Vec::with_capacity(admitted.len());
+    let mut memory_mb = 0;
+    for (i, seat) in admitted.into_iter().enumerate() {
+        let Some((text, a, costly)) = seat else {
+            seats.push(Seat::Person);
+            continue;
+        };
+        let mut agent = app.registry.build(&a.spec, rules).map_err(|e| {
             // The reason, about the client's spec: never the server's folders.
             let reason = match e {
                 AwaleError::BadAgentSpec { reason, .. } => reason,
@@ -143,26 +211,25 @@ pub(super) async fn new_game(
             ))
         })?;
         agent.reset(awale::agents::derive_seed(seed, i as u64));
+        memory_mb += agent.memory_bytes(rules).div_ceil(1 << 20).max(a.memory_mb);
         seats.push(Seat::Agent {
-            spec: text.to_string(),
+            spec: text,
             agent: Some(agent),
-            costly: !INSTANT_KINDS.contains(&spec.kind.as_str()),
+            costly,
         });
     }
-    let session = Session {
-        game,
-        seats,
-        thinking: false,
-        last: None,
-        error: None,
-        stop: None,
-        memory_mb,
-    };
-    let view = view(&app, "", &session);
-    let id = app.insert(session, peer.ip());
-    let mut view = view;
-    view["id"] = json!(id);
-    Ok((StatusCode::CREATED, Json(view)))
+    Ok((seats, memory_mb))
+}
+
+/// Refuses agents that need more than the server's memory for all games (`--memory-mb`).
+fn check_memory(app: &AppState, memory_mb: u64) -> ApiResult<()> {
+    let limit = app.admission.limits.memory_mb;
+    if memory_mb > limit {
+        return Err(ApiError::forbidden(format!(
+            "the agents need {memory_mb} MiB together, more than this server's {limit} MiB for all games (--memory-mb)"
+        )));
+    }
+    Ok(())
 }
 
 pub(super) async fn get_game(

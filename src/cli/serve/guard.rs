@@ -168,23 +168,22 @@ pub(super) async fn guard(State(access): State<Arc<Access>>, req: Request, next:
 pub(super) const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/// Security headers on every answer: the CSP, no framing (for browsers without CSP 3), no
-/// content sniffing, and no referrer (the page's address may carry the token).
+/// The security headers of every answer, ours and the refusals written before a request
+/// reaches the routes ([`super::conn`]): the CSP, no framing (for browsers without CSP 3), no
+/// type sniffing, no referrer (the page's address may carry the token).
+pub(super) const SECURITY_HEADERS: [(&str, &str); 4] = [
+    ("content-security-policy", CSP),
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+];
+
+/// The middleware that adds [`SECURITY_HEADERS`] to every answer of the routes.
 pub(super) async fn security_headers(mut res: Response) -> Response {
     let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
+    for (name, value) in SECURITY_HEADERS {
+        h.insert(name, HeaderValue::from_static(value));
+    }
     res
 }
 

@@ -94,7 +94,8 @@ pub struct Args {
     /// refused; replays of longer games too.
     #[arg(long, default_value_t = admission::DEFAULT_PLIES, value_name = "N")]
     pub max_plies: u32,
-    /// Connections open at once, all clients together; more get 503.
+    /// Connections open at once, all clients together. At the cap, an idle connection of the
+    /// client holding the most is closed for a client holding fewer; otherwise 503.
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub max_connections: usize,
     /// Connections open at once from one client address; more get 503.
@@ -113,8 +114,9 @@ pub struct Args {
     /// Largest transposition table of one agent, in MiB (`alphabeta:tt_mb`; the default is 16).
     #[arg(long, default_value_t = admission::DEFAULT_TT_MB, value_name = "MIB")]
     pub max_tt_mb: u64,
-    /// Memory the agents of all live games may hold together, in MiB (their transposition
-    /// tables): the least recently used games are dropped to stay under it.
+    /// Memory the agents of all live games (their transposition tables, search trees at their
+    /// whole budget, networks) and the open endgame tables may hold together, in MiB: the
+    /// least recently used games of the client holding the most are dropped to stay under it.
     #[arg(long, default_value_t = admission::DEFAULT_MEMORY_MB, value_name = "MIB")]
     pub memory_mb: u64,
     /// Agents and hints thinking at once (0: one per core); more answer 503.
@@ -200,7 +202,9 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         awale::agent_kinds::available(),
         admission,
         args.max_games,
+        connections.idle,
     ));
+    return_large_blocks();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -232,4 +236,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         conn::serve(listener, api::router(state, access), connections).await?;
         Ok::<(), Box<dyn std::error::Error>>(())
     })
+}
+
+/// Large blocks (a search tree, a transposition table, a replay's answer) are given back to
+/// the system as soon as they are freed: the server's memory follows what it counts against
+/// `--memory-mb`, not the most it ever held. (glibc's allocator otherwise raises its threshold
+/// for mapping blocks of their own after the first large free, up to 32 MiB, and keeps freed
+/// blocks below it in its heaps.)
+fn return_large_blocks() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a parameter of the allocator; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
 }

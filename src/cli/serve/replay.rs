@@ -1,12 +1,17 @@
 //! `/api/replay`: game records and tournament files as frames to step through. Every cost is
 //! bounded by the server's limits: a game has at most `--max-plies` moves (a longer line is
-//! refused before it is parsed), the games are replayed one at a time, and the answer is
-//! written as it goes into a buffer of at most [`REPLAY_ANSWER`] bytes: a replay that would
-//! write more stops there with 413.
+//! refused before it is parsed) and rules the server would play (the caps of a new game), the
+//! games are replayed one at a time, and the answer is written as it goes into a buffer of at
+//! most [`REPLAY_ANSWER`] bytes: a replay that would write more stops there with 413. The
+//! buffers of all answers being written or sent count against [`REPLAY_ANSWERS`] until their
+//! last byte is sent (or their connection dropped): over it, a 503.
 
 use std::io::Write;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -15,11 +20,14 @@ use serde_json::Value;
 
 use awale::notation::{format_move, player_name, result_text, GameRecord};
 
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::admission::{Admission, REPLAY_ANSWER, REPLAY_ANSWERS};
 use super::error::{ApiError, ApiResult};
 use super::session::AppState;
 
-/// Largest `/api/replay` answer (its JSON): a replay that would write more is refused with 413.
-pub(super) const REPLAY_ANSWER: usize = 32 * 1024 * 1024;
+/// The answer goes to the connection in parts of this size.
+const SENT_PART: usize = 64 * 1024;
 /// Games of one `/api/replay` answer at most.
 pub(super) const REPLAY_GAMES: usize = 2000;
 
@@ -105,22 +113,96 @@ fn parse_game(text: &str, line: usize) -> ApiResult<(GameRecord, Vec<String>)> {
     Ok((record, seats))
 }
 
-/// A writer into memory that refuses to grow past its limit.
+/// A writer into memory that refuses to grow past its limit, or past what the answers' budget
+/// ([`REPLAY_ANSWERS`]) grants it: its buffer is counted (in KiB) as it grows.
 struct Capped {
     out: Vec<u8>,
     limit: usize,
+    budget: Arc<Semaphore>,
+    held: Option<OwnedSemaphorePermit>,
+    /// Set when the budget had no room (a 503, not a 413).
+    busy: bool,
+}
+
+impl Capped {
+    fn new(limit: usize, budget: Arc<Semaphore>) -> Capped {
+        Capped {
+            out: Vec::new(),
+            limit,
+            budget,
+            held: None,
+            busy: false,
+        }
+    }
 }
 
 impl Write for Capped {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.out.len() + buf.len() > self.limit {
+        let len = self.out.len() + buf.len();
+        if len > self.limit {
             return Err(std::io::Error::other("the answer is over its limit"));
+        }
+        if len > self.out.capacity() {
+            let want = (self.out.capacity() * 2).clamp(len.max(SENT_PART), self.limit);
+            let kib = want.div_ceil(1024) as u32;
+            let have = self.held.as_ref().map_or(0, |p| p.num_permits() as u32);
+            if kib > have {
+                let more = self
+                    .budget
+                    .clone()
+                    .try_acquire_many_owned(kib - have)
+                    .map_err(|_| {
+                        self.busy = true;
+                        std::io::Error::other("the answers' budget is spent")
+                    })?;
+                match &mut self.held {
+                    Some(p) => p.merge(more),
+                    None => self.held = Some(more),
+                }
+            }
+            self.out.reserve_exact(want - self.out.len());
         }
         self.out.extend_from_slice(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+/// An answer sent in parts of [`SENT_PART`] bytes, holding its share of [`REPLAY_ANSWERS`] until
+/// it is dropped (sent whole, or its connection gone). Each part is a copy: the whole buffer
+/// is freed with the share.
+struct HeldAnswer {
+    out: Vec<u8>,
+    sent: usize,
+    _share: Option<OwnedSemaphorePermit>,
+}
+
+impl http_body::Body for HeldAnswer {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let from = self.sent;
+        let to = (from + SENT_PART).min(self.out.len());
+        if from == to {
+            return Poll::Ready(None);
+        }
+        self.sent = to;
+        let part = Bytes::copy_from_slice(&self.out[from..to]);
+        Poll::Ready(Some(Ok(http_body::Frame::data(part))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.sent == self.out.len()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact((self.out.len() - self.sent) as u64)
     }
 }
 
@@ -147,17 +229,21 @@ struct Head<'a> {
 }
 
 /// Writes the answer of `body` into `w`: `{"games": [...]}`, each game with its frames.
-fn write_replay(body: &str, plies: u32, w: &mut Capped) -> ApiResult<()> {
+fn write_replay(body: &str, admission: &Admission, w: &mut Capped) -> ApiResult<()> {
     let over = |_: std::io::Error| {
         ApiError::too_large(format!(
             "the replay's answer would be over this server's limit of {} MiB: send fewer games",
             REPLAY_ANSWER >> 20
         ))
     };
+    let plies = admission.limits.plies;
     let games = read_records(body, plies)?;
     w.write_all(b"{\"games\":[").map_err(over)?;
     for (k, &(line, text)) in games.iter().enumerate() {
         let (record, seats) = parse_game(text, line)?;
+        admission
+            .admit_rules(record.rules)
+            .map_err(|e| ApiError(e.0, format!("game {}: {}", k + 1, e.1)))?;
         if record.moves.len() > plies as usize {
             return Err(ApiError::too_large(format!(
                 "game {}: {} plies, more than this server's {plies} (--max-plies)",
@@ -217,17 +303,29 @@ fn write_replay(body: &str, plies: u32, w: &mut Capped) -> ApiResult<()> {
 pub(super) async fn replay(State(app): State<Arc<AppState>>, body: String) -> ApiResult<Response> {
     // Replays are CPU work: they take a thinking permit like agents (`--max-thinking`).
     let permit = app.permit().await?;
-    let plies = app.admission.limits.plies;
-    let answer = tokio::task::spawn_blocking(move || -> ApiResult<Vec<u8>> {
+    let admission = app.admission.clone();
+    let budget = app.replay_answers.clone();
+    let answer = tokio::task::spawn_blocking(move || -> ApiResult<HeldAnswer> {
         let _permit = permit;
-        let mut w = Capped {
-            out: Vec::new(),
-            limit: REPLAY_ANSWER,
-        };
-        write_replay(&body, plies, &mut w)?;
-        Ok(w.out)
+        let mut w = Capped::new(REPLAY_ANSWER, budget);
+        match write_replay(&body, &admission, &mut w) {
+            Err(_) if w.busy => Err(ApiError::busy(format!(
+                "the server holds {} MiB of replay answers, its limit for all clients (slow readers included); ask again shortly",
+                REPLAY_ANSWERS >> 20
+            ))),
+            Err(e) => Err(e),
+            Ok(()) => Ok(HeldAnswer {
+                out: w.out,
+                sent: 0,
+                _share: w.held,
+            }),
+        }
     })
     .await
     .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
-    Ok(([(header::CONTENT_TYPE, "application/json")], answer).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::new(answer),
+    )
+        .into_response())
 }

@@ -5,17 +5,17 @@ use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use serde::Serialize;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
 use awale::agents::{Agent, Registry, StopSignal, Thoughts};
 use awale::tablebase::Tablebase;
 use awale::{Game, Rules};
 
-use super::admission::Admission;
+use super::admission::{Admission, REPLAY_ANSWERS, REPLAY_BODIES};
 use super::error::{ApiError, ApiResult};
 
 /// Who sits at a seat.
@@ -105,14 +105,17 @@ impl Games {
     }
 }
 
+/// A table being opened or opened: `None` when the folder has none for its rules, or the
+/// memory budget had no room for it.
+type TableCell = Arc<OnceCell<Option<Arc<Tablebase>>>>;
+
 /// The server's state.
 pub struct AppState {
     pub(super) registry: Registry,
     /// What clients may ask for (caps, folders).
     pub(super) admission: Admission,
-    /// Tables opened so far, by the rules of play they answer for (None: the folder has none,
-    /// or the memory budget had no room).
-    pub(super) tables: Mutex<HashMap<Rules, Option<Arc<Tablebase>>>>,
+    /// Tables opened (or being opened) so far, by the rules of play they answer for.
+    tables: Mutex<HashMap<Rules, TableCell>>,
     /// Memory of the open tables (MiB), counted against `--memory-mb`.
     tables_mb: AtomicU64,
     /// `games.memory_mb`, readable without the games' lock.
@@ -122,6 +125,17 @@ pub struct AppState {
     pub(super) games: Mutex<Games>,
     /// One permit per agent (or hint) thinking (`--max-thinking`).
     pub(super) thinking: Arc<Semaphore>,
+    /// One permit per agent being built at once ([`BUILDS`]: a network read from its file each).
+    builds: Arc<Semaphore>,
+    /// The most time a request body may pause (`--idle-timeout-ms`).
+    pub(super) body_idle: Duration,
+    /// KiB of replay bodies being read or replayed, past their first [`super::admission::BODY_LIMIT`] bytes
+    /// ([`REPLAY_BODIES`] in all).
+    pub(super) replay_bodies: Arc<Semaphore>,
+    /// KiB of replay answers being written or sent ([`REPLAY_ANSWERS`] in all).
+    pub(super) replay_answers: Arc<Semaphore>,
+    /// The networks of `--networks` as last listed, and when.
+    network_list: tokio::sync::Mutex<Option<(Instant, Arc<Vec<String>>)>>,
 }
 
 impl Session {
@@ -135,6 +149,11 @@ impl Session {
 
 /// Rules remembered in the table list at most (those with tables always are).
 const TABLE_KEYS: usize = 256;
+/// Agents built at once at most: what a build holds before its game is counted (a network
+/// read from its file; transposition tables and trees are allocated by the first move).
+pub(super) const BUILDS: usize = 2;
+/// How long a listing of `--networks` is served before the folder is listed again.
+const NETWORK_LIST_AGE: Duration = Duration::from_secs(1);
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking agent thread must not take the server down with it.
@@ -142,12 +161,22 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl AppState {
-    /// A server with no games.
-    pub fn new(registry: Registry, admission: Admission, max_games: usize) -> AppState {
+    /// A server with no games; request bodies may pause `body_idle` at most.
+    pub fn new(
+        registry: Registry,
+        admission: Admission,
+        max_games: usize,
+        body_idle: Duration,
+    ) -> AppState {
         AppState {
             registry,
             move_time: Duration::from_millis(admission.limits.time_ms),
             thinking: Arc::new(Semaphore::new(admission.limits.thinking)),
+            builds: Arc::new(Semaphore::new(BUILDS)),
+            body_idle,
+            replay_bodies: Arc::new(Semaphore::new(REPLAY_BODIES >> 10)),
+            replay_answers: Arc::new(Semaphore::new(REPLAY_ANSWERS >> 10)),
+            network_list: tokio::sync::Mutex::new(None),
             admission,
             tables: Mutex::new(HashMap::new()),
             tables_mb: AtomicU64::new(0),
@@ -179,8 +208,9 @@ impl AppState {
     /// this client, its own least recently used game goes. Beyond `--max-games` games or
     /// `--memory-mb` of agents' memory, the least recently used game of the client that holds
     /// the most goes (of games or of memory): a client never loses a game to make room for
-    /// another that holds more than it does.
-    pub(super) fn insert(&self, s: Session, client: IpAddr) -> String {
+    /// another that holds more than it does. When the new game's memory fits only by dropping
+    /// games of clients that hold less than its own client, it is refused (503).
+    pub(super) fn insert(&self, s: Session, client: IpAddr) -> ApiResult<String> {
         let mut g = lock(&self.games);
         let id = format!("{:032x}", rand::random::<u128>());
         let mb = s.memory_mb;
@@ -212,7 +242,10 @@ impl AppState {
             dropped.extend(g.drop_game(&old));
         }
         // Over the memory budget, only games that hold memory go (of the client holding the
-        // most): a game of cheap agents is never dropped to make room.
+        // most, the new game counted): a game of cheap agents is never dropped to make room.
+        // The new game itself is not: when the client holding the most is its own and it has
+        // no older game holding memory, the new game does not fit fairly and is refused.
+        let mut refused = false;
         while g.memory_mb + self.tables_mb() > self.admission.limits.memory_mb {
             let holders = g.holders();
             let most = holders.values().map(|h| h.1).max().unwrap_or(0);
@@ -221,6 +254,11 @@ impl AppState {
             else {
                 break;
             };
+            if old == id {
+                refused = true;
+                g.drop_game(&id);
+                break;
+            }
             dropped.extend(g.drop_game(&old));
         }
         self.games_mb.store(g.memory_mb, Ordering::Relaxed);
@@ -229,7 +267,13 @@ impl AppState {
         for s in dropped {
             lock(&s).stop_thinking();
         }
-        id
+        if refused {
+            return Err(ApiError::busy(format!(
+                "no room for this game's {mb} MiB: the server's memory for games (--memory-mb {}) is held by endgame tables and by the games of clients that hold less than yours would; delete games of yours, ask for a smaller agent, or try later",
+                self.admission.limits.memory_mb
+            )));
+        }
+        Ok(id)
     }
 
     /// Forgets game `id` and stops its thinking; false when there is none.
@@ -262,32 +306,95 @@ impl AppState {
     /// The endgame table for `rules`, if `--tablebase` has one and the memory budget has
     /// room for it. Tables are opened once for all the rules specs they answer for (the same
     /// rules of play: [`awale::tablebase::table_rules`]) and kept; their memory counts against
-    /// `--memory-mb`.
-    pub(super) fn table(&self, rules: &Rules) -> Option<Arc<Tablebase>> {
-        let dir = self.admission.tablebase.as_ref()?;
+    /// `--memory-mb`, and is checked from the files' sizes before they are read. The files are
+    /// read on a blocking thread, under no lock that another request waits on (requests for
+    /// the same table wait for that one reading, asynchronously); anything but a regular file
+    /// is refused without waiting.
+    pub(super) async fn table(self: &Arc<Self>, rules: &Rules) -> Option<Arc<Tablebase>> {
+        let dir = self.admission.tablebase.clone()?;
         let key = awale::tablebase::table_rules(rules).ok()?;
-        let mut t = lock(&self.tables);
-        if let Some(found) = t.get(&key) {
-            return found.clone();
-        }
-        // Rules without tables are remembered too (a file system look per view is avoided),
-        // up to a bound: a client cannot grow this list by inventing rules.
-        if t.len() >= TABLE_KEYS {
-            t.retain(|_, v| v.is_some());
-        }
-        let table = Tablebase::open_shared(dir, rules).ok().filter(|table| {
-            let mb = table.memory_bytes().div_ceil(1 << 20) as u64;
-            let used = self.games_mb.load(Ordering::Relaxed) + self.tables_mb();
-            if used + mb > self.admission.limits.memory_mb {
-                return false;
+        let cell = {
+            let mut t = lock(&self.tables);
+            match t.get(&key) {
+                Some(cell) => cell.clone(),
+                None => {
+                    // Rules without tables are remembered too (a file system look per game
+                    // is avoided), up to a bound: a client cannot grow this list by inventing
+                    // rules. Tables opened, or being opened, always stay.
+                    if t.len() >= TABLE_KEYS {
+                        t.retain(|_, c| c.get().is_none_or(Option::is_some));
+                    }
+                    let cell = TableCell::default();
+                    if t.len() < TABLE_KEYS {
+                        t.insert(key, cell.clone());
+                    }
+                    cell
+                }
             }
-            self.tables_mb.fetch_add(mb, Ordering::Relaxed);
-            true
-        });
-        if t.len() < TABLE_KEYS || table.is_some() {
-            t.insert(key, table.clone());
+        };
+        let app = self.clone();
+        cell.get_or_init(|| async move {
+            tokio::task::spawn_blocking(move || app.open_table(&dir, &key))
+                .await
+                .ok()
+                .flatten()
+        })
+        .await
+        .clone()
+    }
+
+    /// Opens the table of `rules` in `dir` if the memory budget has room for it (told from the
+    /// files' sizes, before any is read); its memory is counted from then on.
+    fn open_table(&self, dir: &std::path::Path, rules: &Rules) -> Option<Arc<Tablebase>> {
+        let bytes = Tablebase::open_bytes(dir, rules).ok()?;
+        let mb = bytes.div_ceil(1 << 20);
+        let budget = self.admission.limits.memory_mb;
+        self.tables_mb
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                (self.games_mb() + t + mb <= budget).then_some(t + mb)
+            })
+            .ok()?;
+        let table = Tablebase::open_shared(dir, rules).ok();
+        if table.is_none() {
+            self.tables_mb.fetch_sub(mb, Ordering::Relaxed);
         }
         table
+    }
+
+    /// The endgame table for `rules` if it is open already (never opens one: for the views).
+    pub(super) fn open_table_for(&self, rules: &Rules) -> Option<Arc<Tablebase>> {
+        let key = awale::tablebase::table_rules(rules).ok()?;
+        let cell = lock(&self.tables).get(&key)?.clone();
+        cell.get().cloned().flatten()
+    }
+
+    /// A permit to build an agent ([`BUILDS`] at once): what building allocates (a network read
+    /// from its file) is bounded by the builds at once.
+    pub(super) async fn build_permit(&self) -> OwnedSemaphorePermit {
+        self.builds
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the builds' semaphore is never closed")
+    }
+
+    /// The networks clients may name (`GET /api/agents`): the folder is listed at most once a
+    /// second, on a blocking thread (it opens up to 4,096 files to tell networks by their
+    /// first bytes).
+    pub(super) async fn network_names(self: &Arc<Self>) -> Arc<Vec<String>> {
+        let mut list = self.network_list.lock().await;
+        if let Some((at, names)) = list.as_ref() {
+            if at.elapsed() < NETWORK_LIST_AGE {
+                return names.clone();
+            }
+        }
+        let app = self.clone();
+        let names = tokio::task::spawn_blocking(move || app.admission.network_names())
+            .await
+            .unwrap_or_default();
+        let names = Arc::new(names);
+        *list = Some((Instant::now(), names.clone()));
+        names
     }
 
     /// Memory held by the live games' agents (MiB).
@@ -298,5 +405,80 @@ impl AppState {
     /// Memory held by the open endgame tables (MiB).
     pub(super) fn tables_mb(&self) -> u64 {
         self.tables_mb.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A server with these limits and no tables.
+    fn server(max_games: usize, client_games: usize, memory_mb: u64) -> AppState {
+        let mut admission = Admission::default();
+        admission.limits.client_games = client_games;
+        admission.limits.memory_mb = memory_mb;
+        AppState::new(
+            Registry::builtin(),
+            admission,
+            max_games,
+            Duration::from_secs(1),
+        )
+    }
+
+    /// A game of people whose agents hold `memory_mb` (as counted at its creation).
+    fn session(memory_mb: u64) -> Session {
+        Session {
+            game: Game::new(Rules::abapa()),
+            seats: vec![Seat::Person, Seat::Person],
+            thinking: false,
+            last: None,
+            error: None,
+            stop: None,
+            memory_mb,
+        }
+    }
+
+    proptest! {
+        /// For any limits and any mix of games (their clients, the memory they hold, deletes),
+        /// the counted memory never exceeds `--memory-mb`, the games `--max-games`, a client's
+        /// games `--max-client-games`; the counts are the sums of the games kept; and a new
+        /// game is never dropped to make room for older ones.
+        #[test]
+        fn the_counts_stay_within_the_limits(
+            max_games in 1usize..24,
+            client_games in 1usize..8,
+            memory_mb in 1u64..512,
+            requests in prop::collection::vec((0u8..6, 0u64..600, any::<bool>()), 1..120),
+        ) {
+            let app = server(max_games, client_games, memory_mb);
+            let mut ids = Vec::new();
+            for (client, mb, delete) in requests {
+                if delete && !ids.is_empty() {
+                    let id: String = ids.remove(mb as usize % ids.len());
+                    app.remove(&id);
+                    continue;
+                }
+                // What the routes admit: a game whose agents alone fit the budget.
+                if mb > memory_mb {
+                    continue;
+                }
+                let Ok(id) = app.insert(session(mb), IpAddr::from([10, 0, 0, client])) else {
+                    continue;
+                };
+                prop_assert!(lock(&app.games).map.contains_key(&id), "the new game was dropped");
+                ids.push(id);
+                let g = lock(&app.games);
+                prop_assert!(g.memory_mb <= memory_mb, "{} MiB over {memory_mb}", g.memory_mb);
+                prop_assert!(g.map.len() <= max_games);
+                let sum: u64 = g.map.values().map(|e| e.memory_mb).sum();
+                prop_assert_eq!(sum, g.memory_mb);
+                prop_assert_eq!(app.games_mb(), g.memory_mb);
+                prop_assert_eq!(g.order.len(), g.map.len());
+                for (n, _) in g.holders().values() {
+                    prop_assert!(*n <= client_games);
+                }
+            }
+        }
     }
 }

@@ -26,7 +26,7 @@ pub(super) fn view(app: &AppState, id: &str, s: &Session) -> Value {
         game.legal_moves()
     };
     let table = app
-        .table(&rules)
+        .open_table_for(&rules)
         .filter(|t| state.board_seeds(&rules) as usize <= t.max_seeds());
     let table_view = table.and_then(|t| t.probe(state).ok()).map(|p| {
         json!({

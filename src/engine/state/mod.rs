@@ -229,6 +229,12 @@ impl State {
                 rules.players
             ));
         }
+        if ply == u32::MAX {
+            return Err(format!(
+                "ply {ply} leaves no room for another move (at most {})",
+                u32::MAX - 1
+            ));
+        }
         let total: u32 = pits.iter().chain(scores).map(|&x| x as u32).sum();
         if total != rules.total_seeds() {
             return Err(format!(
