@@ -412,3 +412,16 @@ fn the_splitter_reads_shell_lines() {
     assert_eq!(args("pip install awale"), None);
     assert!(split_shell("awale show 'abapa").is_err());
 }
+
+/// The README is a newcomer's entry: what awale is, the two commands, an example of each kind of
+/// use and links; reference and history live in docs/ and the CHANGELOG.
+#[test]
+fn the_readme_stays_short() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines < 200,
+        "README.md has {lines} lines: move reference to docs/ and history to the CHANGELOG"
+    );
+}

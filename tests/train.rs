@@ -681,6 +681,13 @@ fn a_distributed_run_that_fails_is_saved_after_its_last_complete_iteration() {
     assert!(a.selfplay == b.selfplay, "games in progress differ");
     assert!(a.replay == b.replay, "replay buffers differ");
     assert!(a.model == b.model, "network records differ");
+    // The optimiser's state too, by its contents (its bytes are written in hash order).
+    use awale::train::trainer::optimizer_crc32;
+    assert_eq!(
+        optimizer_crc32(&a.optimizer),
+        optimizer_crc32(&b.optimizer),
+        "optimiser states differ"
+    );
 }
 
 #[test]
@@ -714,6 +721,11 @@ fn overlapped_distributed_self_play_drains_at_checkpoints_and_resumes_exactly() 
     assert!(ka.model == kb.model, "network records differ");
     assert!(ka.replay == kb.replay, "replay buffers differ");
     assert!(ka.selfplay == kb.selfplay, "games in progress differ");
+    assert_eq!(
+        awale::train::trainer::optimizer_crc32(&ka.optimizer),
+        awale::train::trainer::optimizer_crc32(&kb.optimizer),
+        "optimiser states differ"
+    );
     // Without overlap every iteration plays with the newest weights.
     let c = tempdir("overlap-c");
     cfg.selfplay.overlap = false;

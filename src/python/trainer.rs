@@ -114,7 +114,8 @@ pub(crate) fn worker_shards(
 
 /// What a checkpoint file holds: the config's name, rules and fingerprint, the counters, and a
 /// CRC-32 of each part (network, optimiser, replay buffer, games in progress, generator), so
-/// two runs can be compared without burn.
+/// two runs can be compared without burn (the optimiser's over its contents in name order: its
+/// bytes are written in hash order).
 #[pyfunction]
 pub(crate) fn checkpoint_info<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
     let ck = py.detach(|| Checkpoint::read(&path)).map_err(train_error)?;
@@ -131,7 +132,13 @@ pub(crate) fn checkpoint_info<'py>(py: Python<'py>, path: PathBuf) -> PyResult<B
     d.set_item("elapsed", c.elapsed)?;
     d.set_item("selfplay_threads", ck.config.selfplay.threads)?;
     d.set_item("model_crc32", crc32fast::hash(&ck.model))?;
-    d.set_item("optimizer_crc32", crc32fast::hash(&ck.optimizer))?;
+    // Over the record's contents with the trainer (which reads burn's records), else over its
+    // bytes (a build without the trainer: no run of its own to compare).
+    #[cfg(feature = "train")]
+    let optimizer = crate::train::trainer::optimizer_crc32(&ck.optimizer);
+    #[cfg(not(feature = "train"))]
+    let optimizer = crc32fast::hash(&ck.optimizer);
+    d.set_item("optimizer_crc32", optimizer)?;
     d.set_item("replay_crc32", crc32fast::hash(&ck.replay))?;
     d.set_item("selfplay_crc32", crc32fast::hash(&ck.selfplay))?;
     let rng = format!("{:?}", ck.rng);

@@ -78,6 +78,36 @@ pub fn load_optimizer(
         .map_err(|e| corrupt(e.to_string()).into())
 }
 
+/// A CRC-32 of an optimiser record's contents (every scalar and tensor by name, in name
+/// order: its name, type, shape and values), the same for the same state whatever order the
+/// record was written in (burn writes its map in hash order, so the bytes of two identical runs
+/// differ). A record that cannot be read: the CRC-32 of its bytes.
+pub fn optimizer_crc32(bytes: &[u8]) -> u32 {
+    let Ok(reader) =
+        burn_pack::Reader::from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes.to_vec()))
+    else {
+        return crc32fast::hash(bytes);
+    };
+    let mut crc = crc32fast::Hasher::new();
+    for (name, value) in reader.scalars() {
+        crc.update(format!("{name}={value:?};").as_bytes());
+    }
+    for name in reader.tensor_names() {
+        let Ok(data) = reader.tensor_data(name) else {
+            return crc32fast::hash(bytes);
+        };
+        crc.update(name.as_bytes());
+        crc.update(&(data.len() as u64).to_le_bytes());
+        crc.update(&data);
+    }
+    if let Ok(tensors) = reader.into_tensors() {
+        for t in tensors {
+            crc.update(format!("{}:{:?}{:?}", t.name, t.dtype, t.shape.as_slice()).as_bytes());
+        }
+    }
+    crc.finalize()
+}
+
 /// The shape of every parameter of `model`, by parameter id.
 fn param_shapes(model: &PolicyValueNet) -> HashMap<u64, Vec<usize>> {
     struct Shapes(HashMap<u64, Vec<usize>>);
