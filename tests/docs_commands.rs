@@ -425,3 +425,136 @@ fn the_readme_stays_short() {
         "README.md has {lines} lines: move reference to docs/ and history to the CHANGELOG"
     );
 }
+
+/// Modules of the engine that the crate re-exports at its root (`awale::notation`, …).
+const ENGINE_MODULES: &[&str] = &[
+    "board_index",
+    "choice",
+    "error",
+    "game",
+    "history",
+    "notation",
+    "perft",
+    "presets",
+    "rules",
+    "state",
+    "utility",
+];
+
+/// The file of module `path` (`["az", "selfplay"]`), if the crate has that module.
+fn module_file(root: &Path, path: &[&str]) -> Option<PathBuf> {
+    let mut parts: Vec<&str> = path.to_vec();
+    if ENGINE_MODULES.contains(&parts[0]) {
+        parts.insert(0, "engine");
+    }
+    let base = root.join("src").join(parts.join("/"));
+    [base.with_extension("rs"), base.join("mod.rs")]
+        .into_iter()
+        .find(|f| f.is_file())
+}
+
+/// Whether the module text `src` defines `name` (a test function or module included) or
+/// re-exports it.
+fn defines(src: &str, name: &str) -> bool {
+    let word = |text: &str| {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == name)
+    };
+    const KINDS: [&str; 9] = [
+        "fn",
+        "struct",
+        "enum",
+        "trait",
+        "type",
+        "const",
+        "static",
+        "mod",
+        "macro_rules!",
+    ];
+    let item = src.lines().any(|line| {
+        let l = line.trim_start();
+        KINDS.iter().any(|kind| {
+            l.split_once(&format!("{kind} {name}"))
+                .is_some_and(|(before, rest)| {
+                    (before.is_empty() || before.ends_with(' '))
+                        && !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+        })
+    });
+    // `pub use path::{A, B};` over one line or several: the last segment of each.
+    let reexport = src.split("pub use ").skip(1).any(|tail| {
+        let stmt = tail.split(';').next().unwrap_or("");
+        stmt.split(['{', '}', ',']).any(|p| {
+            let p = p.trim();
+            let last = p.rsplit(" as ").next().unwrap_or(p);
+            word(last.rsplit("::").next().unwrap_or(last))
+        })
+    });
+    item || reexport
+}
+
+/// Every path into this crate that the docs name in code spans (`az::selfplay::SelfPlay`,
+/// `awale::search::Search`) exists: each module in it is a module of the crate and the first
+/// item after them is defined (or re-exported) there. A renamed or deleted module or item
+/// leaves no stale name behind in the docs (the CHANGELOG, which is history, is not read).
+#[test]
+fn the_docs_name_only_modules_and_items_the_crate_has() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md"), root.join("python/README.md")];
+    files.extend(
+        std::fs::read_dir(root.join("docs"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md")),
+    );
+    let mut stale = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for (k, span) in line.split('`').enumerate() {
+                if k % 2 == 0 {
+                    continue;
+                }
+                for token in span.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+                    let token = token
+                        .strip_prefix("awale::")
+                        .or_else(|| token.strip_prefix("crate::"))
+                        .unwrap_or(token);
+                    let segs: Vec<&str> = token.split("::").collect();
+                    if segs.len() < 2
+                        || segs.iter().any(|s| s.is_empty())
+                        || module_file(root, &segs[..1]).is_none()
+                    {
+                        continue;
+                    }
+                    checked += 1;
+                    let mut depth = 1;
+                    while depth < segs.len() && module_file(root, &segs[..=depth]).is_some() {
+                        depth += 1;
+                    }
+                    if depth == segs.len() {
+                        continue;
+                    }
+                    let module = module_file(root, &segs[..depth]).unwrap();
+                    if !defines(&std::fs::read_to_string(&module).unwrap(), segs[depth]) {
+                        stale.push(format!(
+                            "{}:{}: `{token}`: {} is not in {}",
+                            file.strip_prefix(root).unwrap().display(),
+                            n + 1,
+                            segs[depth],
+                            module.strip_prefix(root).unwrap().display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} paths found in the docs");
+    assert!(
+        stale.is_empty(),
+        "the docs name what the code no longer has:\n{}",
+        stale.join("\n")
+    );
+}

@@ -378,6 +378,8 @@ fn bad_input_gets_a_4xx_with_the_reason_and_the_server_stays_up() {
     );
     assert_eq!(status, 422, "{v}");
     assert!(error_of(&v).contains("legal:"), "{v}");
+    // The move named as the page names moves, not as a 0-based house.
+    assert!(error_of(&v).starts_with("A is not possible: "), "{v}");
     // Unknown games, ids and routes; a wrong method: each with its reason.
     assert_eq!(call(&srv, "GET", "/api/games/999999", None).0, 404);
     assert_eq!(call(&srv, "GET", "/api/games/abc", None).0, 404);

@@ -374,9 +374,14 @@ pub fn session(
                     break;
                 }
                 Err(e) => {
+                    // The reason alone: the move is named as the prompt names moves.
+                    let why = match e {
+                        awale::AwaleError::IllegalMove { reason, .. } => reason.to_string(),
+                        e => e.to_string(),
+                    };
                     writeln!(
                         out,
-                        "{} is not possible: {e}. Legal moves: {}",
+                        "{} is not possible: {why}. Legal moves: {}",
                         format_move(&rules, me, house),
                         legal_text(&game)
                     )?;

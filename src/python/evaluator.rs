@@ -351,16 +351,22 @@ pub(crate) fn read_outputs(
             values_shapes(n, p)
         )));
     }
-    let logits = flat(&logits)?;
+    let mut logits = flat(&logits)?;
     let mut values = flat(&values)?;
+    // Legal entries must be finite; illegal ones are ignored whatever they hold (NaN, ±inf),
+    // and set to -inf so that nothing downstream reads them.
     for (i, s) in states.iter().enumerate() {
         let legal = s.legal_mask(rules);
         for a in 0..h {
-            let x = logits[i * h + a];
-            if x.is_nan() || x == f32::INFINITY || (x.is_infinite() && legal >> a & 1 == 1) {
+            let x = &mut logits[i * h + a];
+            if legal >> a & 1 == 0 {
+                *x = f32::NEG_INFINITY;
+            } else if !x.is_finite() {
+                let moves: Vec<usize> = (0..h).filter(|m| legal >> m & 1 == 1).collect();
                 return Err(PyValueError::new_err(format!(
                     "evaluate returned logits[{i}, {a}] = {x}: logits must be finite at legal \
-                     actions (-inf is allowed at illegal ones)"
+                     actions (position {i}'s legal actions: {moves:?}; illegal entries are \
+                     ignored)"
                 )));
             }
         }

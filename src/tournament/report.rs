@@ -391,8 +391,15 @@ impl TournamentReport {
         } else if let Some(f) = &self.elo {
             let _ = writeln!(
                 out,
-                "(Elo by maximum likelihood, anchor {} = {:.0}; intervals are 95%)",
-                self.agents[f.anchor], f.ratings[f.anchor]
+                "(Elo by maximum likelihood, anchor {} = {:.0}; intervals are 95%{})",
+                self.agents[f.anchor],
+                f.ratings[f.anchor],
+                if self.first_places.is_empty() {
+                    ""
+                } else {
+                    "; games, won, drawn and lost count each pair of players of a game: the \
+                     games themselves are below"
+                }
             );
         }
         if !self.first_places.is_empty() {

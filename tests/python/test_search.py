@@ -194,14 +194,28 @@ def test_a_bad_evaluator_is_an_error_that_says_why(evaluate, error, words):
     assert awale.search(positions("abapa", 3), uniform, sims=4).visits.sum() > 0
 
 
-def test_minus_infinity_at_illegal_actions_is_allowed():
-    def masked(obs, mask):
-        return np.where(mask, 0.0, -np.inf), np.zeros(len(obs))
-
+def test_anything_at_illegal_actions_is_ignored():
     states = [s for s in positions("abapa", 40) if len(s.legal_moves()) < 6][:3]
     assert states
-    r = awale.search(states, masked, sims=8)
-    assert len(r) == len(states)
+    uniform = awale.search(states, lambda obs, mask: (np.zeros(mask.shape), np.zeros(len(obs))),
+                           sims=8, seed=1)
+    for junk in (-np.inf, np.inf, np.nan, 1e30):
+        def masked(obs, mask, junk=junk):
+            return np.where(mask, 0.0, junk), np.zeros(len(obs))
+
+        r = awale.search(states, masked, sims=8, seed=1)
+        assert (r.visits == uniform.visits).all(), junk
+    # A bad entry at a legal action is named with the position's legal actions.
+    s = states[0]
+    legal = s.legal_moves()
+
+    def nan_at_legal(obs, mask):
+        logits = np.zeros(mask.shape)
+        logits[0, legal[0]] = np.nan
+        return logits, np.zeros(len(obs))
+
+    with pytest.raises(ValueError, match=rf"logits\[0, {legal[0]}\] = NaN.*legal actions: "):
+        awale.search([s], nan_at_legal, sims=4)
 
 
 def test_bad_arguments_are_value_or_type_errors():

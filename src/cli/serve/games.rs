@@ -306,10 +306,16 @@ pub(super) async fn person_move(
     }
     let house = read_house(&rules, mover, &req.house)?;
     let info = s.game.apply(house).map_err(|e| {
+        // The move named in notation, as the page names moves (not a 0-based house).
+        let why = match e {
+            AwaleError::IllegalMove { reason, .. } => reason.to_string(),
+            e => e.to_string(),
+        };
         ApiError(
             StatusCode::UNPROCESSABLE_ENTITY,
             format!(
-                "{e} (legal: {})",
+                "{} is not possible: {why} (legal: {})",
+                format_move(&rules, mover, house),
                 s.game
                     .legal_moves()
                     .iter()
