@@ -558,3 +558,99 @@ fn the_docs_name_only_modules_and_items_the_crate_has() {
         stale.join("\n")
     );
 }
+
+/// The anchors of a Markdown page's headings, as GitHub writes them (lower case, punctuation
+/// dropped, spaces as `-`, a repeated heading suffixed `-1`, `-2`…).
+fn anchors(page: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in page.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        let Some(text) = line.strip_prefix('#') else {
+            continue;
+        };
+        if fenced || !text.trim_start_matches('#').starts_with(' ') {
+            continue;
+        }
+        let slug: String = text
+            .trim_start_matches('#')
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let seen = out
+            .iter()
+            .filter(|a| {
+                **a == slug
+                    || a.strip_prefix(&format!("{slug}-"))
+                        .is_some_and(|n| n.parse::<u32>().is_ok())
+            })
+            .count();
+        out.push(if seen == 0 {
+            slug
+        } else {
+            format!("{slug}-{seen}")
+        });
+    }
+    out
+}
+
+/// Every link of the docs to a file of this repository leads to one, and to a heading of it
+/// when it names one (links to the repository on GitHub included; other sites are not fetched).
+#[test]
+fn the_docs_links_lead_somewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![
+        root.join("README.md"),
+        root.join("python/README.md"),
+        root.join("training/README.md"),
+    ];
+    pages.extend(
+        std::fs::read_dir(root.join("docs"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md")),
+    );
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(link) = rest
+                .split(')')
+                .next()
+                .filter(|l| !l.contains(char::is_whitespace))
+            else {
+                continue;
+            };
+            let (base, link) = match link.split_once("awale-rl/awale/blob/main/") {
+                Some((_, tail)) => (root, tail),
+                None if link.contains("://") || link.starts_with("mailto:") => continue,
+                None => (page.parent().unwrap(), link),
+            };
+            let (path, anchor) = link.split_once('#').unwrap_or((link, ""));
+            let target = if path.is_empty() {
+                page.clone()
+            } else {
+                base.join(path)
+            };
+            let name = page.strip_prefix(root).unwrap().display().to_string();
+            if !target.exists() {
+                broken.push(format!("{name}: {link}: no such file"));
+            } else if !anchor.is_empty()
+                && target.extension().is_some_and(|x| x == "md")
+                && !anchors(&std::fs::read_to_string(&target).unwrap())
+                    .iter()
+                    .any(|a| a == anchor)
+            {
+                broken.push(format!("{name}: {link}: no such heading"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}

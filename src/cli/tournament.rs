@@ -16,7 +16,7 @@ the number of threads. A game is won by the player with more seeds in store; a g
 the ply limit is adjudicated the same way. With 3 or more players the Elo ratings come from
 the pairwise results inside each game, and a table of first places gives each agent's share of
 the games it won against its fair share (1/players); the network of `training/oware3.toml` is
-measured that way against mcts:sims=2000 in the other seats (docs/training.md).
+measured that way against mcts:sims=2000 in the other seats (docs/recipes.md).
 
 With --out, each finished game is appended to DIR/games.jsonl at once; running the same
 command again resumes, playing only the missing games. The results go to DIR/results.json,

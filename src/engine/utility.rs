@@ -12,7 +12,7 @@
 //!
 //! `outcome` is the rules' returns; the others are constant-sum, so that no two players gain
 //! together at a third's expense (a self-play network that learns `outcome` in owaré for 3
-//! learns that a shared first place is worth as much as a lone one: docs/training.md).
+//! learns that a shared first place is worth as much as a lone one: docs/training-experiments.md).
 //!
 //! ```
 //! use awale::Utility;
