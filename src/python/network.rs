@@ -186,6 +186,16 @@ impl PyNetwork {
         self.path.display().to_string()
     }
 
+    /// Pickled by its path (a baseline by its name): unpickling loads the file again, which
+    /// must be there (the same machine, or a shared folder for Ray's workers).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let path = slf.get().path.display().to_string();
+        match path.strip_prefix("baseline:") {
+            Some(name) => Ok((slf.get_type().getattr("baseline")?, (name.to_string(),))),
+            None => Ok((slf.get_type().into_any(), (path,))),
+        }
+    }
+
     /// The rules it plays.
     #[getter]
     fn rules(&self) -> PyRules {

@@ -565,6 +565,8 @@ pub struct PySearchAgent {
     pub(crate) settings: SearchSettings,
     pub(crate) config: TrainConfig,
     pub(crate) name: String,
+    /// The search options it was made with (`**options`), to make it again when unpickled.
+    options: Option<Py<PyDict>>,
 }
 
 impl PySearchAgent {
@@ -616,7 +618,33 @@ impl PySearchAgent {
             settings: SearchSettings::from_config(&cfg.search),
             config: cfg,
             name,
+            options: options.map(|o| o.copy()).transpose()?.map(Bound::unbind),
         })
+    }
+
+    /// Pickled as the call that makes it (`functools.partial(SearchAgent, evaluate, sims,
+    /// name=…, seed=…, **options)`): it goes to Ray's workers in `awale.tournament(...,
+    /// backend="ray")` when its evaluator pickles (a module-level function, `"playout"`, an
+    /// `awale.Network`, which pickles by its path).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
+        let py = slf.py();
+        let me = slf.get();
+        let kwargs = match &me.options {
+            Some(o) => o.bind(py).copy()?,
+            None => PyDict::new(py),
+        };
+        kwargs.set_item("name", &me.name)?;
+        kwargs.set_item("seed", me.seed)?;
+        kwargs.set_item("encoding", &me.encoding)?;
+        kwargs.set_item("obs_scale", &me.obs_scale)?;
+        let partial = py.import("functools")?.getattr("partial")?;
+        let make = partial.call(
+            (slf.get_type(), me.evaluate.bind(py), me.sims),
+            Some(&kwargs),
+        )?;
+        Ok((make, pyo3::types::PyTuple::empty(py)))
     }
 
     /// The agent's name in tournaments.

@@ -80,6 +80,22 @@ def test_a_network_reads_its_shape_rules_and_encoding(nets):
     assert o3.values == 3 and o3.rules.players == 3
 
 
+def test_a_network_pickles_by_its_path_and_a_baseline_by_its_name(nets):
+    import pickle
+
+    net = awale.Network(nets["onehot"])
+    again = pickle.loads(pickle.dumps(net))
+    assert again.path == net.path
+    x = net.encode(_positions("abapa", 8))
+    for a, b in zip(again.predict(x), net.predict(x)):
+        np.testing.assert_array_equal(a, b)
+    base = pickle.loads(pickle.dumps(awale.Network.baseline("abapa")))
+    assert base.path == awale.Network.baseline("abapa").path
+    # A search agent around it pickles too.
+    agent = pickle.loads(pickle.dumps(awale.SearchAgent(net, sims=8, name="net8")))
+    assert agent.select(awale.State("abapa")) in range(6)
+
+
 def test_a_generation_file_loads_as_the_checkpoint_does(nets, tmp_path):
     out = tmp_path / "gens"
     train(None, out, overrides=MICRO + ["checkpoint.generations_every=2"], final_eval=False)

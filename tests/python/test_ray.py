@@ -56,6 +56,13 @@ def test_python_callables_play_on_ray_workers(ray, tmp_path):
     assert str(remote) == str(local)
 
 
+def test_search_agents_play_on_ray_workers(ray, tmp_path):
+    agents = [awale.SearchAgent("playout", sims=16, name="playout16"), "random"]
+    local = awale.tournament(agents, games=2, seed=4)
+    remote = awale.tournament(agents, games=2, seed=4, backend="ray", workers=2)
+    assert str(remote) == str(local)
+
+
 def test_bad_ray_arguments_are_refused():
     with pytest.raises(ValueError, match="backend"):
         awale.tournament(AGENTS, backend="spark")

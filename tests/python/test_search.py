@@ -327,6 +327,20 @@ def test_a_search_agent_plays_in_tournaments_and_matches():
     assert agent.analyse(s).visits.sum() == 64
 
 
+def test_a_search_agent_pickles_as_the_call_that_makes_it():
+    import pickle
+
+    for agent in (awale.SearchAgent("playout", sims=32, name="p32", seed=3, kind="puct"),
+                  awale.SearchAgent(linear, sims=16, encoding="compact")):
+        again = pickle.loads(pickle.dumps(agent))
+        assert (again.name, again.sims, again.config) == (agent.name, agent.sims, agent.config)
+        s = awale.State("abapa")
+        assert (again.analyse(s).visits == agent.analyse(s).visits).all()
+    # An unpicklable evaluator (a lambda) says so, as pickle does.
+    with pytest.raises(Exception, match="pickle|lambda"):
+        pickle.dumps(awale.SearchAgent(lambda o, m: uniform(o, m), sims=4))
+
+
 def test_a_failing_search_agent_stops_the_tournament_with_its_error():
     agent = awale.SearchAgent(lambda o, m: 1 / 0, sims=4, name="boom")
     with pytest.raises(Exception) as e:
