@@ -17,7 +17,7 @@ generators, counters: ``checkpoint_info``'s checksums). Only processes and nodes
 started are killed. Prints one line per run and, with ``--json``, a summary.
 
     python training/ray_chaos.py                                      # 3 runs, one kill each
-    python training/ray_chaos.py --runs 1 --kills 20 --iterations 60  # the long run by hand
+    python training/ray_chaos.py --runs 1 --kills 25 --iterations 3000 --seed 2  # the long run by hand
 """
 
 from __future__ import annotations

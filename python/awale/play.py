@@ -1,7 +1,8 @@
 """A game against a person in the terminal: any Python agent, a search agent included.
 
 :func:`play` shows the board, reads the person's moves (a house in move notation, ``"c"``, or
-its index, ``"2"``; either case) and lets the agent answer::
+its index, ``"2"``; either case; ``hint`` asks alpha-beta, ``undo`` takes back to the person's
+previous turn, as ``awale play`` does) and lets the agent answer::
 
     import awale
 
@@ -33,6 +34,16 @@ def _agent_move(agent: Any, state: "_core.State") -> int:
     )
 
 
+def _movers(game: "_core.Game") -> list:
+    """The seat that played each move of ``game``."""
+    state = game.start.copy()
+    movers = []
+    for h in game.moves:
+        movers.append(state.to_move)
+        state.apply(h)
+    return movers
+
+
 def play(
     opponent: Any,
     rules: Any = "abapa",
@@ -45,8 +56,10 @@ def play(
     seats): an :class:`awale.SearchAgent` or a callable ``(observation, mask) -> house`` as in
     :func:`awale.tournament`. ``input`` and ``output`` read the person's moves and show the
     game (the terminal by default). Returns the :class:`awale.Game`, finished or left when the
-    person types ``q``. A move that cannot be read or is illegal is refused with the reason and
-    asked again; an agent's illegal move raises ``ValueError``."""
+    person types ``q``. ``hint`` shows :meth:`awale.Game.hint`'s move and what it found;
+    ``undo`` takes back the moves since the person's last one, and that one. A move that cannot
+    be read or is illegal is refused with the reason and asked again; an agent's illegal move
+    raises ``ValueError``."""
     game = _core.Game(rules)
     players = game.rules.players
     if not isinstance(you, int) or not 0 <= you < players:
@@ -56,9 +69,22 @@ def play(
         output(state.render())
         mover = state.to_move
         if mover == you:
-            text = input(f"your move ({', '.join(state.move_text(h) for h in state.legal_moves())}; q quits): ").strip()
+            legal = ", ".join(state.move_text(h) for h in state.legal_moves())
+            text = input(f"your move ({legal}; hint, undo, q quits): ").strip()
             if text.lower() in ("q", "quit"):
                 return game
+            if text.lower() == "hint":
+                h = game.hint()
+                output(f"hint: {h['move']} ({h['summary']})")
+                continue
+            if text.lower() == "undo":
+                if you not in _movers(game):
+                    output("nothing to undo: you have not moved yet")
+                    continue
+                game.undo()
+                while game.state.to_move != you:
+                    game.undo()
+                continue
             try:
                 if text.isdigit():
                     game.apply(int(text))

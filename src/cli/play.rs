@@ -7,9 +7,7 @@ use std::path::PathBuf;
 
 use rand::Rng;
 
-use awale::agents::{
-    derive_seed, parse_agent_list, Agent, AlphaBeta, AlphaBetaSettings, Mcts, MctsConfig, Turn,
-};
+use awale::agents::{derive_seed, parse_agent_list, Agent, Turn};
 use awale::notation::{
     format_move, house_range, parse_move, parse_position, player_name, render_board, result_text,
     GameRecord,
@@ -110,38 +108,6 @@ fn opponents(
     Ok(seats)
 }
 
-/// The hint's transposition table (MiB): plenty for depth 8, and a server's hints (one per
-/// thinking turn) hold little.
-pub(crate) const HINT_TT_MB: usize = 4;
-
-/// The strongest built-in search's move for the player to move and what it found: alpha-beta
-/// to depth 8 with two players, MCTS with 2,000 simulations otherwise (`hint` here, the
-/// `hint` route of `awale serve`), within `time_ms` milliseconds (0: no limit).
-pub(crate) fn advice(game: &Game, time_ms: u64) -> awale::Result<(usize, awale::agents::Thoughts)> {
-    let turn = Turn::from_game(game);
-    if game.rules().players == 2 {
-        let mut ab = AlphaBeta::new(AlphaBetaSettings {
-            depth: 8,
-            time_ms,
-            tt_mb: HINT_TT_MB,
-            ..Default::default()
-        });
-        let r = ab.search(&turn)?;
-        Ok((r.best, r.thoughts()))
-    } else {
-        let mut mcts = Mcts::new(
-            MctsConfig {
-                sims: 2000,
-                time_ms,
-                ..Default::default()
-            },
-            game.moves().len() as u64,
-        );
-        let r = mcts.search(&turn)?;
-        Ok((r.best, r.thoughts()))
-    }
-}
-
 /// `game` taken back to the last turn of a person (`is_person(seat)`): the moves since it and
 /// that move itself are dropped. Returns the shorter game and the plies taken back, or `None`
 /// when no person has moved yet.
@@ -168,14 +134,14 @@ pub(crate) fn take_back(
     }
 }
 
-/// The `hint` text: [`advice`], and the table's values when it covers the position.
+/// The `hint` text: [`awale::agents::hint`], and the table's values when it covers the position.
 fn hint(
     game: &Game,
     table: Option<&awale::tablebase::Tablebase>,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let rules = game.rules();
     let me = game.to_move();
-    let (best, thoughts) = advice(game, 0)?;
+    let (best, thoughts) = awale::agents::hint(game, 0)?;
     let mut out = format!(
         "hint: {} ({})",
         format_move(rules, me, best),

@@ -516,6 +516,48 @@ impl PyGame {
         Ok(h)
     }
 
+    /// Takes back the last `plies` moves (1 by default); a ValueError when fewer were played.
+    #[pyo3(signature = (plies = 1))]
+    fn undo(&mut self, plies: usize) -> PyResult<()> {
+        let moves: Vec<usize> = self.game.moves().iter().map(|&m| m as usize).collect();
+        if plies > moves.len() {
+            return Err(PyValueError::new_err(format!(
+                "cannot take back {plies} moves: {} played",
+                moves.len()
+            )));
+        }
+        let (rules, start) = (*self.game.rules(), *self.game.start());
+        self.game =
+            Game::replay(rules, start, &moves[..moves.len() - plies]).map_err(value_error)?;
+        Ok(())
+    }
+
+    /// The hint for the player to move (`awale play`'s `hint`): alpha-beta to depth 8 with two
+    /// players, MCTS with 2,000 simulations otherwise, within `time_ms` (0: no limit). A dict:
+    /// `house`, `move` (in notation), `summary` (what the search found, one line), `value`
+    /// (the mover's, in `unit`), `unit`. The GIL is released while it searches.
+    #[pyo3(signature = (time_ms = 1000))]
+    fn hint<'py>(
+        &self,
+        py: Python<'py>,
+        time_ms: u64,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let game = self.game.clone();
+        let (house, thoughts) = py
+            .detach(move || crate::agents::hint(&game, time_ms))
+            .map_err(value_error)?;
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("house", house)?;
+        d.set_item(
+            "move",
+            notation::format_move(self.game.rules(), self.game.to_move(), house),
+        )?;
+        d.set_item("summary", thoughts.summary)?;
+        d.set_item("value", thoughts.value)?;
+        d.set_item("unit", thoughts.unit)?;
+        Ok(d)
+    }
+
     fn returns(&self) -> Vec<f32> {
         self.game.returns()[..self.game.rules().players as usize].to_vec()
     }

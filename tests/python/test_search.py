@@ -441,3 +441,25 @@ def test_a_person_plays_a_search_agent():
         awale.play(agent, you=2)
     with pytest.raises(TypeError, match="opponent must be"):
         awale.play(3, input=lambda p: "a", output=lambda s: None)
+    # hint and undo, as at `awale play`: undo takes back the agent's answer and the move.
+    moves = iter(["undo", "hint", "a", "undo", "b", "q"])
+    shown = []
+    g = awale.play(agent, input=lambda prompt: next(moves), output=shown.append)
+    assert any("nothing to undo" in s for s in shown)
+    assert any(s.startswith("hint: ") and "depth" in s for s in shown), shown
+    assert len(g.moves) == 2 and g.moves[0] == 1  # "a" taken back, then "b" and the answer
+
+
+def test_a_game_takes_moves_back_and_gives_hints():
+    g = awale.Game("abapa")
+    for h in (2, 3, 0):
+        g.apply(h)
+    g.undo(2)
+    assert g.moves == [2]
+    with pytest.raises(ValueError, match="cannot take back 2 moves: 1 played"):
+        g.undo(2)
+    h = g.hint(time_ms=500)
+    assert h["house"] in g.legal_moves() and h["move"] == g.state.move_text(h["house"])
+    assert "depth" in h["summary"] and h["unit"] == "seeds"
+    three = awale.Game("oware3")
+    assert three.hint(time_ms=200)["house"] in three.legal_moves()

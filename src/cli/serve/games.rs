@@ -380,7 +380,7 @@ pub(super) async fn hint(
     let time_ms = app.admission.limits.time_ms;
     let advice = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        super::super::play::advice(&game, time_ms)
+        awale::agents::hint(&game, time_ms)
     })
     .await
     .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
