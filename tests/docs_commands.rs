@@ -500,14 +500,7 @@ fn defines(src: &str, name: &str) -> bool {
 #[test]
 fn the_docs_name_only_modules_and_items_the_crate_has() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![root.join("README.md"), root.join("python/README.md")];
-    files.extend(
-        std::fs::read_dir(root.join("docs"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "md")),
-    );
+    let files = documents();
     let mut stale = Vec::new();
     let mut checked = 0;
     for file in &files {
@@ -604,18 +597,8 @@ fn anchors(page: &str) -> Vec<String> {
 #[test]
 fn the_docs_links_lead_somewhere() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut pages = vec![
-        root.join("README.md"),
-        root.join("python/README.md"),
-        root.join("training/README.md"),
-    ];
-    pages.extend(
-        std::fs::read_dir(root.join("docs"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "md")),
-    );
+    let mut pages = documents();
+    pages.push(root.join("training/README.md"));
     let mut broken = Vec::new();
     for page in &pages {
         let text = std::fs::read_to_string(page).unwrap();
