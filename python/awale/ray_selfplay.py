@@ -44,6 +44,10 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from awale import _core
 
+#: Seconds a lost worker's replacement waits for Ray to show the CPU its death freed (Ray's
+#: resource view lags a death by a moment); without room by then, a survivor takes its parts.
+ROOM_WAIT = 2.0
+
 def _lost_errors() -> Tuple[Type[BaseException], ...]:
     """The errors that mean a worker (its process or its node) is gone, not that it failed:
     its part is started again elsewhere and replays. Anything else a worker raises stops the
@@ -279,13 +283,18 @@ class RaySelfPlay:
 
     def _new_actor(self, must: bool = False) -> Any:
         """A new worker actor, or None when the cluster shows no room for one (unless
-        ``must``)."""
+        ``must``). Ray's view of free CPUs lags a death (the killed worker's CPU shows free a
+        moment later): the room is looked for during ``ROOM_WAIT`` seconds."""
         import ray
 
         try:
             need = float(getattr(self.make_actor, "cpus", 1))
-            if not must and ray.available_resources().get("CPU", 0) < need:
-                return None
+            if not must:
+                deadline = time.monotonic() + ROOM_WAIT
+                while ray.available_resources().get("CPU", 0) < need:
+                    if time.monotonic() >= deadline:
+                        return None
+                    time.sleep(0.05)
             return self.make_actor()
         except Exception:
             return None
