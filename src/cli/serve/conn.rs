@@ -289,12 +289,16 @@ fn raw_answer(status: StatusCode, reason: &str, extra: &str) -> Vec<u8> {
 /// 400, 414, 431, with no body and none of our headers), as ours: JSON with the security
 /// headers. `None` for anything else (our answers carry the security headers).
 fn framework_refusal(buf: &[u8]) -> Option<Vec<u8>> {
-    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = std::str::from_utf8(&buf[..end]).ok()?;
-    let mut status_line = head.lines().next()?.splitn(3, ' ');
-    if !status_line.next()?.starts_with("HTTP/1.") {
+    // Every write of every answer passes here: only the start of an error answer's head is
+    // looked into (a body's parts are not searched).
+    if !(buf.starts_with(b"HTTP/1.1 4") || buf.starts_with(b"HTTP/1.1 5")) {
         return None;
     }
+    let head_part = &buf[..buf.len().min(MAX_HEAD)];
+    let end = head_part.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&buf[..end]).ok()?;
+    let mut status_line = head.lines().next()?.splitn(3, ' ');
+    status_line.next()?;
     let status = StatusCode::from_bytes(status_line.next()?.as_bytes()).ok()?;
     if !(status.is_client_error() || status.is_server_error())
         || head.to_ascii_lowercase().contains("x-content-type-options")
