@@ -13,11 +13,10 @@ use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
-use tokio::sync::OwnedSemaphorePermit;
 
 use super::admission::{BODY_LIMIT, REPLAY_BODIES, REPLAY_LIMIT};
 use super::error::ApiError;
-use super::session::AppState;
+use super::session::{AppState, Share};
 
 /// Longest time to receive a whole body.
 pub(super) const BODY_TIME: Duration = Duration::from_secs(30);
@@ -34,31 +33,6 @@ fn limit_of(path: &str) -> usize {
 /// KiB counted for `bytes` bytes of a body past its first [`BODY_LIMIT`].
 fn counted_kib(bytes: usize) -> u32 {
     (bytes.saturating_sub(BODY_LIMIT).div_ceil(1024)) as u32
-}
-
-/// The body's share of [`REPLAY_BODIES`], grown as the body grows.
-struct Share {
-    held: Option<OwnedSemaphorePermit>,
-}
-
-impl Share {
-    /// Holds `kib` KiB in all (at least); false when the budget has no room.
-    fn grow_to(&mut self, app: &AppState, kib: u32) -> bool {
-        let have = self.held.as_ref().map_or(0, |p| p.num_permits() as u32);
-        if kib <= have {
-            return true;
-        }
-        match app.replay_bodies.clone().try_acquire_many_owned(kib - have) {
-            Ok(more) => {
-                match &mut self.held {
-                    Some(p) => p.merge(more),
-                    None => self.held = Some(more),
-                }
-                true
-            }
-            Err(_) => false,
-        }
-    }
 }
 
 /// Why a body was not read.
@@ -98,9 +72,10 @@ pub(super) async fn read_body(
         return too_large();
     }
     // An announced body is counted whole before it is read; another as it arrives.
-    let mut share = Share { held: None };
+    // The body's share of REPLAY_BODIES, grown as the body grows.
+    let mut share = Share::of(&app.replay_bodies);
     if let Some(n) = announced {
-        if !share.grow_to(&app, counted_kib(n as usize)) {
+        if !share.grow_to(counted_kib(n as usize)) {
             return busy();
         }
     }
@@ -125,7 +100,7 @@ pub(super) async fn read_body(
                 // what is counted.
                 if len > bytes.capacity() {
                     let want = (bytes.capacity() * 2).clamp(len, limit);
-                    if !share.grow_to(&app, counted_kib(want)) {
+                    if !share.grow_to(counted_kib(want)) {
                         return Err(Refused::Busy);
                     }
                     bytes.reserve_exact(want - bytes.len());

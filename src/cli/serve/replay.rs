@@ -20,11 +20,11 @@ use serde_json::Value;
 
 use awale::notation::{format_move, player_name, result_text, GameRecord};
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 
 use super::admission::{Admission, REPLAY_ANSWER, REPLAY_ANSWERS};
 use super::error::{ApiError, ApiResult};
-use super::session::AppState;
+use super::session::{AppState, Share};
 
 /// The answer goes to the connection in parts of this size.
 const SENT_PART: usize = 64 * 1024;
@@ -118,19 +118,17 @@ fn parse_game(text: &str, line: usize) -> ApiResult<(GameRecord, Vec<String>)> {
 struct Capped {
     out: Vec<u8>,
     limit: usize,
-    budget: Arc<Semaphore>,
-    held: Option<OwnedSemaphorePermit>,
+    share: Share,
     /// Set when the budget had no room (a 503, not a 413).
     busy: bool,
 }
 
 impl Capped {
-    fn new(limit: usize, budget: Arc<Semaphore>) -> Capped {
+    fn new(limit: usize, budget: &Arc<Semaphore>) -> Capped {
         Capped {
             out: Vec::new(),
             limit,
-            budget,
-            held: None,
+            share: Share::of(budget),
             busy: false,
         }
     }
@@ -144,21 +142,9 @@ impl Write for Capped {
         }
         if len > self.out.capacity() {
             let want = (self.out.capacity() * 2).clamp(len.max(SENT_PART), self.limit);
-            let kib = want.div_ceil(1024) as u32;
-            let have = self.held.as_ref().map_or(0, |p| p.num_permits() as u32);
-            if kib > have {
-                let more = self
-                    .budget
-                    .clone()
-                    .try_acquire_many_owned(kib - have)
-                    .map_err(|_| {
-                        self.busy = true;
-                        std::io::Error::other("the answers' budget is spent")
-                    })?;
-                match &mut self.held {
-                    Some(p) => p.merge(more),
-                    None => self.held = Some(more),
-                }
+            if !self.share.grow_to(want.div_ceil(1024) as u32) {
+                self.busy = true;
+                return Err(std::io::Error::other("the answers' budget is spent"));
             }
             self.out.reserve_exact(want - self.out.len());
         }
@@ -176,7 +162,7 @@ impl Write for Capped {
 struct HeldAnswer {
     out: Vec<u8>,
     sent: usize,
-    _share: Option<OwnedSemaphorePermit>,
+    _share: Share,
 }
 
 impl http_body::Body for HeldAnswer {
@@ -307,7 +293,7 @@ pub(super) async fn replay(State(app): State<Arc<AppState>>, body: String) -> Ap
     let budget = app.replay_answers.clone();
     let answer = tokio::task::spawn_blocking(move || -> ApiResult<HeldAnswer> {
         let _permit = permit;
-        let mut w = Capped::new(REPLAY_ANSWER, budget);
+        let mut w = Capped::new(REPLAY_ANSWER, &budget);
         match write_replay(&body, &admission, &mut w) {
             Err(_) if w.busy => Err(ApiError::busy(format!(
                 "the server holds {} MiB of replay answers, its limit for all clients (slow readers included); ask again shortly",
@@ -317,7 +303,7 @@ pub(super) async fn replay(State(app): State<Arc<AppState>>, body: String) -> Ap
             Ok(()) => Ok(HeldAnswer {
                 out: w.out,
                 sent: 0,
-                _share: w.held,
+                _share: w.share,
             }),
         }
     })

@@ -105,6 +105,41 @@ impl Games {
     }
 }
 
+/// A share of a budget counted in KiB (the replay bodies', the replay answers'), grown as
+/// what it counts grows and given back when dropped.
+pub(super) struct Share {
+    budget: Arc<Semaphore>,
+    held: Option<OwnedSemaphorePermit>,
+}
+
+impl Share {
+    /// An empty share of `budget`.
+    pub(super) fn of(budget: &Arc<Semaphore>) -> Share {
+        Share {
+            budget: budget.clone(),
+            held: None,
+        }
+    }
+
+    /// Holds `kib` KiB in all (at least); false when the budget has no room for more.
+    pub(super) fn grow_to(&mut self, kib: u32) -> bool {
+        let have = self.held.as_ref().map_or(0, |p| p.num_permits() as u32);
+        if kib <= have {
+            return true;
+        }
+        match self.budget.clone().try_acquire_many_owned(kib - have) {
+            Ok(more) => {
+                match &mut self.held {
+                    Some(p) => p.merge(more),
+                    None => self.held = Some(more),
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
 /// A table being opened or opened: `None` when the folder has none for its rules, or the
 /// memory budget had no room for it.
 type TableCell = Arc<OnceCell<Option<Arc<Tablebase>>>>;
