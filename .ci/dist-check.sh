@@ -33,12 +33,19 @@ for need in LICENSE-MIT LICENSE-APACHE README.md Cargo.toml src/lib.rs; do
   grep -qx "$need" "$TMP/files.txt" || { echo "error: $need is not in the crate" >&2; exit 1; }
 done
 # Only what the include list allows (Cargo adds Cargo.toml.orig, Cargo.lock and .cargo_vcs_info.json).
-bad=$(grep -Ev '^(src/.*\.rs|src/cli/serve/page\.html|benches/(engine|batch)\.rs|training/[a-z0-9_-]+\.toml|baselines/[a-z0-9-]+\.(toml|safetensors)|scorecard/v[0-9]+\.toml|LICENSE-(MIT|APACHE)|README\.md|CHANGELOG\.md|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json)$' "$TMP/files.txt" || true)
+bad=$(grep -Ev '^(src/.*\.rs|src/serve/(page\.(html|js|css)|openapi\.json)|benches/(engine|batch)\.rs|training/[a-z0-9_-]+\.toml|baselines/[a-z0-9-]+\.(toml|safetensors)|scorecard/v[0-9]+\.toml|LICENSE-(MIT|APACHE)|README\.md|CHANGELOG\.md|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json)$' "$TMP/files.txt" || true)
 if [[ -n "$bad" ]]; then
   echo "error: unexpected files in the crate:" >&2
   echo "$bad" >&2
   exit 1
 fi
+# Every file the sources compile in from beside them (include_str!/include_bytes! of a plain
+# file name) must ship, or the published crate does not build.
+for f in $(grep -rhoE 'include_(str|bytes)!\("[a-z][^"/]*"\)' src | sed -E 's/.*\("([^"]+)"\)/\1/' | sort -u); do
+  for path in $(cd src && find . -name "$f" | sed 's|^\./|src/|'); do
+    grep -qx "$path" "$TMP/files.txt" || { echo "error: $path is compiled in but not in the crate" >&2; exit 1; }
+  done
+done
 if grep -Eq '\.(ipynb|png|jpg|svg|jsonl|py|pyi)$|^(notebooks|runs|docs/img|python|tests)/' "$TMP/files.txt"; then
   echo "error: notebooks, images, run data, tests or Python files in the crate" >&2
   exit 1

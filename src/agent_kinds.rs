@@ -2,20 +2,22 @@
 //! Python module offer. It sits with the bindings, above the trainer, because `nn` comes from
 //! the trainer when the build has it.
 
-/// Every agent kind this build knows: the built-in ones ([`crate::agents::Registry::builtin`]), and
-/// `nn` (a trained network) in a build with the `train` feature (`awale::train::registry`). Defined
+/// Every agent kind this build knows: the built-in ones ([`crate::agents::Registry::builtin`]),
+/// `nn` (a trained network) in a build with the `train` feature (`awale::train::registry`), and
+/// `engine` (a program in another process, [`crate::agents::engine`]). Defined
 /// once, above the trainer (with the bindings), so that the agents never name the trainer; the
 /// command line, `awale serve` and the Python module call it.
 ///
 /// ```
 /// let kinds: Vec<String> = awale::agent_kinds::available().entries().iter().map(|e| e.kind.clone()).collect();
-/// assert!(kinds.iter().any(|k| k == "alphabeta"));
+/// assert!(kinds.iter().any(|k| k == "alphabeta") && kinds.iter().any(|k| k == "engine"));
 /// assert_eq!(kinds.iter().any(|k| k == "nn"), cfg!(feature = "train"));
 /// ```
 pub fn available() -> crate::agents::Registry {
     #[cfg(feature = "train")]
-    let registry = crate::train::registry();
+    let mut registry = crate::train::registry();
     #[cfg(not(feature = "train"))]
-    let registry = crate::agents::Registry::builtin();
+    let mut registry = crate::agents::Registry::builtin();
+    crate::agents::engine::register(&mut registry);
     registry
 }

@@ -52,6 +52,8 @@ pub mod search;
 pub mod sprt;
 pub mod tablebase;
 pub mod tournament;
+pub mod uci;
+pub mod uci_server;
 
 /// The AlphaZero-family self-play trainer and the `nn` agent (cargo feature `train`).
 #[cfg(feature = "train")]
@@ -63,6 +65,12 @@ pub mod train;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
+
+/// `awale serve`: the local web page and its JSON API (cargo feature `serve`), a server of its
+/// own that the command line starts. Not a stable API.
+#[cfg(feature = "serve")]
+#[doc(hidden)]
+pub mod serve;
 
 /// The Python extension module `awale._core` (cargo feature `python`; built by maturin).
 #[cfg(feature = "python")]

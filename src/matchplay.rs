@@ -428,6 +428,7 @@ mod tests {
             plies: 0,
             opening_plies: 0,
             record: GameRecord::from_game(&Game::new(Rules::abapa())),
+            forfeit: None,
         }
     }
 

@@ -531,20 +531,12 @@ fn add_comparisons(
         if a >= protocol.anchors.len() {
             continue;
         }
-        let points = match g.scores[me].cmp(&g.scores[seat]) {
-            std::cmp::Ordering::Greater => {
-                scores[a].wins += 1;
-                1.0
-            }
-            std::cmp::Ordering::Equal => {
-                scores[a].draws += 1;
-                0.5
-            }
-            std::cmp::Ordering::Less => {
-                scores[a].losses += 1;
-                0.0
-            }
-        };
+        let points = g.result_between(me, seat);
+        match points {
+            x if x > 0.5 => scores[a].wins += 1,
+            x if x < 0.5 => scores[a].losses += 1,
+            _ => scores[a].draws += 1,
+        }
         scores[a].games += 1;
         out.push(AnchoredResult {
             anchor_rating: protocol.anchors[a].rating,

@@ -71,13 +71,13 @@ fn the_architecture_doc_names_every_source_file_and_only_files_that_exist() {
 fn layer(module: &str) -> Option<u8> {
     Some(match module {
         "engine" | "board_index" | "choice" | "error" | "game" | "history" | "notation"
-        | "perft" | "presets" | "rules" | "state" | "utility" | "digest" => 0,
+        | "perft" | "presets" | "rules" | "state" | "utility" | "digest" | "uci" => 0,
         "batch" | "tablebase" => 1,
         "agents" | "elo" | "placing" | "search" | "sprt" => 2,
-        "endgame" | "tournament" | "matchplay" | "bench" | "scorecard" => 3,
+        "endgame" | "tournament" | "matchplay" | "bench" | "scorecard" | "uci_server" => 3,
         "az" => 4,
         "train" => 5,
-        "cli" | "python" | "agent_kinds" => 6,
+        "cli" | "python" | "agent_kinds" | "serve" => 6,
         _ => return None,
     })
 }
@@ -221,35 +221,37 @@ const FILES_BEGIN: &str = "<!-- files: begin -->";
 const FILES_END: &str = "<!-- files: end -->";
 
 /// The sections of "What each file owns", from the bottom layer up.
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 13] = [
     "src/engine/",
+    "src/uci/",
     "src/batch/",
     "src/tablebase/",
     "src/agents/",
+    "src/agents/engine/",
     "src/",
     "src/tournament/",
     "src/az/",
     "src/train/",
     "src/cli/",
-    "src/cli/serve/",
+    "src/serve/",
     "src/python/",
 ];
 
 /// The files of `src/` that are not Rust (compiled in with `include_str!`), and what each is.
 const ASSETS: [(&str, &str); 4] = [
     (
-        "src/cli/serve/openapi.json",
+        "src/serve/openapi.json",
         "The OpenAPI 3.1 document of the JSON API (`GET /api/openapi.json`), compiled into the binary.",
     ),
     (
-        "src/cli/serve/page.html",
+        "src/serve/page.html",
         "The page of `awale serve` (an SVG board, no outside resources), compiled into the binary.",
     ),
     (
-        "src/cli/serve/page.js",
+        "src/serve/page.js",
         "The page's script (a file of its own: the Content-Security-Policy allows no inline code).",
     ),
-    ("src/cli/serve/page.css", "The page's style (a file of its own, as the script)."),
+    ("src/serve/page.css", "The page's style (a file of its own, as the script)."),
 ];
 
 /// The first paragraph of a file's module docs (`//!`), links written as plain code, cut at

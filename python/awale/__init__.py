@@ -26,8 +26,12 @@ reinforcement learning, on a vectorised Rust simulator.
   call per batch of leaves; :class:`SelfPlay` keeps self-play games in flight with it and hands
   back training arrays; :class:`SearchAgent` plays with it in tournaments, matches and
   :func:`play` (``training/az_torch.py`` is AlphaZero in PyTorch on these).
-- :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``)
-  and Python callables ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
+- :class:`Agent`: any agent spec (``"alphabeta:depth=8"``, ``"nn:baseline=abapa"``, an engine
+  in another process ``"engine:cmd=PATH"``) asked for its move in any position, with what it
+  found (``agent.select(game)``, ``agent.thoughts``).
+- :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``),
+  engines in other processes (``"engine:cmd=PATH"``, docs/engines.md) and Python callables
+  ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
 - :func:`match`: two agents on paired openings, a fixed number of games or fishtest's sequential
   probability ratio test (stops when it knows); :func:`ladder`: the network generations of
   training runs and anchors on one Elo scale (trainer build).
@@ -44,6 +48,7 @@ Quick start::
 from awale._common import sample_legal
 from awale._core import (
     PRESETS,
+    Agent,
     AgentError,
     AwaleError,
     Batch,
@@ -93,6 +98,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "PRESETS",
     "ENV_IDS",
+    "Agent",
     "AwaleEnv",
     "AwaleError",
     "AgentError",

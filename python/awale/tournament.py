@@ -199,7 +199,8 @@ class TournamentResult:
             a result: left out of ``to_dict()`` and of ``==``.
         rules, format, gauntlet, anchor, anchor_rating, elo_error, end_reasons, mean_plies.
         records: the game records (``awale.Game.from_record`` replays them); ``game_results``
-            the games as dicts (seats, scores, points, end, plies, record ...).
+            the games as dicts (seats, scores, points, end, plies, record, forfeit: ``None`` or
+            the ``seat`` that lost by forfeit and the ``reason``, for engines in other processes).
     """
 
     def __init__(self, data: Dict[str, Any]) -> None:

@@ -6,6 +6,7 @@
 //! | `greedy` | [`GreedyAgent`]: the best immediate gain, ties broken at random | all |
 //! | `alphabeta:depth=8` | [`AlphaBeta`]: negamax with iterative deepening and a transposition table | 2 players |
 //! | `mcts:sims=2000` | [`Mcts`]: UCT with random playouts, per-player returns (max^n) | all |
+//! | `engine:cmd=PATH` | [`engine::EngineAgent`]: a program in another process, over UCI | 2 players, 6 houses |
 //!
 //! Agents are built from text specs ([`spec`]) by the [`Registry`] ([`registry`]); each kind
 //! declares its options once, next to its agent, as an [`AgentKind`] ([`kind`]). Trained networks
@@ -33,6 +34,7 @@ use crate::state::{PositionKey, State};
 
 pub mod agent_policy;
 pub mod alphabeta;
+pub mod engine;
 pub mod eval;
 pub mod greedy;
 pub mod hint;
@@ -57,7 +59,7 @@ pub use mcts::{Mcts, MctsConfig, MctsResult, MctsTree};
 pub use perfect::PerfectAgent;
 pub use playout::PlayoutEvaluator;
 pub use random::RandomAgent;
-pub use registry::{build_agent, Registry, RegistryEntry};
+pub use registry::{build_agent, Registry, RegistryEntry, SessionFactory};
 pub use spec::{parse_agent_list, AgentSpec};
 pub use stop::StopSignal;
 pub use thoughts::{MoveThought, Thoughts};
@@ -161,6 +163,20 @@ pub trait Agent: Send {
         let _ = rules;
         0
     }
+
+    /// Whether a failure of this agent loses its game (by forfeit) instead of stopping the run:
+    /// true for programs in other processes ([`engine`]), which may crash, hang or answer an
+    /// illegal move; false (the default) for agents of this process, whose failures are bugs.
+    /// A tournament records such a game as lost by the failing seat, with the reason.
+    fn forfeits(&self) -> bool {
+        false
+    }
+
+    /// Keeps what the agent writes for people (an engine's stderr) in the run folder `dir`,
+    /// from now on. The default does nothing.
+    fn log_to(&mut self, dir: &std::path::Path) {
+        let _ = dir;
+    }
 }
 
 impl std::fmt::Debug for dyn Agent {
@@ -187,6 +203,12 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn memory_bytes(&self, rules: &Rules) -> u64 {
         (**self).memory_bytes(rules)
+    }
+    fn forfeits(&self) -> bool {
+        (**self).forfeits()
+    }
+    fn log_to(&mut self, dir: &std::path::Path) {
+        (**self).log_to(dir)
     }
 }
 

@@ -40,7 +40,13 @@ pub struct RegistryEntry {
     /// The options the kind accepts (besides `name` and `seed`), with one line of help each.
     pub options: Vec<(String, String)>,
     factory: AgentFactory,
+    session: Option<SessionFactory>,
 }
+
+/// Makes a fresh factory for each [`Registry::factory`] call: for kinds whose agents share
+/// something that must live as long as one user of the factory, and no longer (the engine
+/// processes of one tournament entrant).
+pub type SessionFactory = Arc<dyn Fn() -> AgentFactory + Send + Sync>;
 
 impl fmt::Debug for RegistryEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -105,6 +111,7 @@ impl Registry {
             summary: kind.summary.to_string(),
             options: kind.option_help(),
             factory: kind.factory(),
+            session: None,
         });
     }
 
@@ -127,8 +134,34 @@ impl Registry {
                 .map(|(k, h)| (k.to_string(), h.to_string()))
                 .collect(),
             factory,
+            session: None,
         };
         self.insert(entry);
+    }
+
+    /// Adds (or replaces) a kind whose every [`Registry::factory`] call gets a factory of its own
+    /// from `session` (see [`SessionFactory`]); `factory` is not used to build agents, only kept
+    /// for the entry's completeness.
+    pub fn register_session(
+        &mut self,
+        kind: &str,
+        summary: &str,
+        options: Vec<(String, String)>,
+        factory: AgentFactory,
+        session: SessionFactory,
+    ) {
+        self.insert(RegistryEntry {
+            kind: kind.to_string(),
+            summary: summary.to_string(),
+            options,
+            factory,
+            session: Some(session),
+        });
+    }
+
+    /// Removes a kind (`awale serve` removes `engine`: no client may start a program).
+    pub fn remove(&mut self, kind: &str) {
+        self.entries.retain(|e| e.kind != kind);
     }
 
     fn insert(&mut self, entry: RegistryEntry) {
@@ -183,7 +216,10 @@ impl Registry {
         let entry = self.entry(spec)?;
         let seed = spec.u64_or("seed", 0)?;
         let name = spec.display_name();
-        let inner = entry.factory.clone();
+        let inner = match &entry.session {
+            Some(session) => session(),
+            None => entry.factory.clone(),
+        };
         Ok(Arc::new(move |spec: &AgentSpec, rules: &Rules| {
             let mut agent = inner(spec, rules)?;
             agent.reset(seed);
@@ -249,6 +285,12 @@ impl Agent for Named {
     }
     fn memory_bytes(&self, rules: &Rules) -> u64 {
         self.inner.memory_bytes(rules)
+    }
+    fn forfeits(&self) -> bool {
+        self.inner.forfeits()
+    }
+    fn log_to(&mut self, dir: &std::path::Path) {
+        self.inner.log_to(dir)
     }
 }
 

@@ -1,5 +1,6 @@
 //! `awale bench`: simulation speed of the single-board engine (`awale bench [engine]`), of
-//! the batch simulator (`awale bench batch`) or of self-play (`awale bench selfplay`).
+//! the batch simulator (`awale bench batch`), of self-play (`awale bench selfplay`) or of the
+//! engine protocol (`awale bench protocol`, in `bench_protocol.rs`).
 //!
 //! ```text
 //! awale bench --rules wari --moves 5000000
@@ -41,6 +42,9 @@ enum Mode {
     Selfplay(SelfplayArgs),
     /// Endgame-table probes (`value` and full `probe`) per second on random positions.
     Tablebase(TablebaseArgs),
+    /// What the engine protocol costs: an agent's moves in process and behind `awale engine`
+    /// (per move: mean, p50, p99), and a round-robin of agents both ways.
+    Protocol(super::bench_protocol::ProtocolArgs),
 }
 
 /// Arguments of `awale bench tablebase`.
@@ -193,6 +197,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(Mode::Batch(a)) => run_batch(a),
         Some(Mode::Selfplay(a)) => run_selfplay(a),
         Some(Mode::Tablebase(a)) => run_tablebase(a),
+        Some(Mode::Protocol(a)) => super::bench_protocol::run_protocol(a),
     }
 }
 

@@ -8,6 +8,8 @@ mod output;
 #[cfg(feature = "train")]
 mod baseline;
 mod bench;
+mod bench_protocol;
+mod engine;
 mod game_args;
 #[cfg(feature = "train")]
 mod ladder;
@@ -15,11 +17,9 @@ mod matchplay;
 #[cfg(feature = "train")]
 mod network;
 mod perft;
-mod play;
+pub(crate) mod play;
 mod rules;
 mod scorecard;
-#[cfg(feature = "serve")]
-mod serve;
 mod show;
 mod tablebase;
 mod tournament;
@@ -62,10 +62,13 @@ pub enum Command {
     Tablebase(tablebase::Args),
     /// Score each move of a game record that the endgame table covers against perfect play.
     Analyze(tablebase::AnalyzeArgs),
+    /// Serve any agent as an engine over the UCI dialect on stdin/stdout (Aalina's, for Aualé
+    /// and other referees).
+    Engine(engine::Args),
     /// A local web page to play against any agent, watch agents play and replay games (and
     /// its JSON API).
     #[cfg(feature = "serve")]
-    Serve(serve::Args),
+    Serve(crate::serve::Args),
     /// Rate the network generations of training runs and anchor agents on one Elo scale.
     #[cfg(feature = "train")]
     Ladder(ladder::Args),
@@ -95,10 +98,11 @@ pub fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Tablebase(a) => tablebase::run(a),
         Command::Analyze(a) => tablebase::analyze(a),
         Command::Match(a) => matchplay::run(a),
+        Command::Engine(a) => engine::run(a),
         #[cfg(feature = "train")]
         Command::Ladder(a) => ladder::run(a),
         #[cfg(feature = "serve")]
-        Command::Serve(a) => serve::run(a),
+        Command::Serve(a) => crate::serve::run(a),
         #[cfg(feature = "train")]
         Command::Train(a) => train::run(a),
         #[cfg(feature = "train")]

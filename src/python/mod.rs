@@ -18,6 +18,7 @@
 //! the crate's message and the error's fields (`.board`, `.action`, `.reason`, ...). Arguments
 //! of the wrong type become `TypeError`s. Nothing panics across the boundary on bad input.
 
+mod agent;
 mod batch;
 mod callable_policy;
 mod cli;
@@ -456,6 +457,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<search::PySearchResult>()?;
     m.add_class::<search::PySelfPlay>()?;
     m.add_class::<search::PySearchAgent>()?;
+    m.add_class::<agent::PyAgent>()?;
     m.add_function(wrap_pyfunction!(search::search, m)?)?;
     m.add_function(wrap_pyfunction!(network::network_template, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

@@ -191,6 +191,10 @@ fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult
             Entry::Search { agent, .. } => Ok(Entry::Search { name, agent }),
         };
     }
+    if let Ok(agent) = obj.cast::<super::agent::PyAgent>() {
+        // Its spec: each game builds its own agent from it.
+        return Ok(Entry::Spec(agent.get().spec.clone()));
+    }
     if let Ok(agent) = obj.cast::<PySearchAgent>() {
         return Ok(Entry::Search {
             name: agent.get().name.clone(),
@@ -205,7 +209,8 @@ fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult
     }
     Err(PyTypeError::new_err(format!(
         "{what} must be a spec string such as 'alphabeta:depth=4', a callable \
-         (observation, mask) -> int, an awale.SearchAgent, or a (name, callable) tuple; got {}",
+         (observation, mask) -> int, an awale.Agent, an awale.SearchAgent, or a (name, callable) \
+         tuple; got {}",
         type_name(obj)
     )))
 }
@@ -333,8 +338,7 @@ impl Agent for SearchPlayer {
     fn reset(&mut self, _seed: u64) {}
 }
 
-/// The report as JSON for `awale.TournamentResult`.
-/// One game as a dict (its record as text).
+/// One game as a dict (its record as text; `forfeit` None unless a seat lost by forfeit).
 fn game_json(g: &GameResult) -> Value {
     json!({
         "index": g.index,
@@ -347,6 +351,7 @@ fn game_json(g: &GameResult) -> Value {
         "plies": g.plies,
         "opening_plies": g.opening_plies,
         "record": g.record.to_string(),
+        "forfeit": g.forfeit.as_ref().map(|f| json!({"seat": f.seat, "reason": f.reason})),
     })
 }
 

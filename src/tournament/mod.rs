@@ -50,8 +50,11 @@
 //! the same call resumes it. The command line draws its progress bar with one, the Python binding
 //! reports progress and handles Ctrl-C with one, the trainer's evaluation too.
 //!
-//! **Failures.** When agents fail, the error returned is that of the failing game with the
-//! lowest index, whatever the number of threads.
+//! **Failures.** An agent that is a program in another process (`engine:`,
+//! [`Agent::forfeits`](crate::agents::Agent::forfeits)) and fails — crashes, hangs past its
+//! time, answers an illegal move — loses that game by forfeit ([`GameResult::forfeit`], end
+//! `forfeit`), and the run goes on. When other agents fail, the run stops with the error of the
+//! failing game with the lowest index, whatever the number of threads.
 //!
 //! The module is split by job: the game run's settings ([`GameRunConfig`], shared with
 //! matches, ladders and the trainer's evaluation), [`schedule`](fn@schedule) (pairings, seats, openings), the
@@ -78,7 +81,7 @@ mod schedule;
 mod store;
 
 pub use clock::AgentClock;
-pub use game_result::GameResult;
+pub use game_result::{Forfeit, GameResult};
 pub use game_run::{GameRunConfig, GameRunError};
 pub use progress_bar::ProgressBar;
 pub use report::{first_places, FirstPlaces, Standing, TournamentReport};

@@ -226,17 +226,17 @@ impl TournamentReport {
                 .collect::<Result<_>>()?;
             for a in 0..ids.len() {
                 for b in a + 1..ids.len() {
-                    match g.scores[a].cmp(&g.scores[b]) {
-                        std::cmp::Ordering::Greater => m.add_win(ids[a], ids[b]),
-                        std::cmp::Ordering::Less => m.add_win(ids[b], ids[a]),
-                        std::cmp::Ordering::Equal => m.add_draw(ids[a], ids[b]),
+                    match g.result_between(a, b) {
+                        x if x > 0.5 => m.add_win(ids[a], ids[b]),
+                        x if x < 0.5 => m.add_win(ids[b], ids[a]),
+                        _ => m.add_draw(ids[a], ids[b]),
                     }
                 }
             }
             if ids.len() >= 3 {
                 multi = true;
             }
-            placings.add_game(&ids, &g.scores)?;
+            placings.add_game(&ids, &g.ranking_scores())?;
             *end_reasons.entry(g.end.clone()).or_insert(0) += 1;
             plies += g.plies;
         }
@@ -301,7 +301,16 @@ impl TournamentReport {
             games_played: games.len(),
             complete: games.len() == scheduled,
             los: elo.as_ref().map(|f| f.los()),
-            first_places: first_places(names, games.iter().map(|g| (&g.seats[..], &g.scores[..]))),
+            first_places: {
+                let ranked: Vec<Vec<u32>> = games.iter().map(|g| g.ranking_scores()).collect();
+                first_places(
+                    names,
+                    games
+                        .iter()
+                        .zip(&ranked)
+                        .map(|(g, r)| (&g.seats[..], &r[..])),
+                )
+            },
             matchups: m,
             standings,
             elo,

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::clock::AgentClock;
-use super::game_result::GameResult;
+use super::game_result::{Forfeit, GameResult};
 use super::report::TournamentReport;
 use super::schedule::{opening, schedule, ScheduledGame};
 use super::{store, Entrant, TournamentConfig};
@@ -106,10 +106,14 @@ fn play(
     let mut agents = Vec::with_capacity(g.seats.len());
     for (s, &e) in g.seats.iter().enumerate() {
         let mut a = entrants[e].make()?;
+        if let Some(dir) = &cfg.out {
+            a.log_to(dir);
+        }
         a.reset(derive_seed(game_seed, s as u64));
         agents.push(a);
     }
     let mut thought = vec![(std::time::Duration::ZERO, 0u64); g.seats.len()];
+    let mut forfeit = None;
     while !game.is_over() {
         if halt() {
             return Ok(None);
@@ -121,18 +125,37 @@ fn play(
             reason: format!("game {}, ply {ply}: {reason}", g.index),
         };
         let t0 = std::time::Instant::now();
-        let mv = agents[p]
-            .select(&Turn::from_game(&game))
-            .map_err(|e| fail(e.to_string()))?;
+        let chosen = agents[p].select(&Turn::from_game(&game));
         thought[p].0 += t0.elapsed();
         thought[p].1 += 1;
-        game.apply(mv).map_err(|e| fail(e.to_string()))?;
+        let played = chosen.and_then(|mv| game.apply(mv).map(|_| ()));
+        match played {
+            Ok(()) => {}
+            Err(e) if agents[p].forfeits() => {
+                let reason = match e {
+                    AwaleError::AgentFailed { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                forfeit = Some(Forfeit {
+                    seat: p,
+                    reason: format!("ply {ply}: {reason}"),
+                });
+                break;
+            }
+            Err(e) => return Err(fail(e.to_string())),
+        }
     }
     let mut clock = clock.lock().unwrap_or_else(|e| e.into_inner());
     for (&e, &(time, moves)) in g.seats.iter().zip(&thought) {
         clock[e].add(time, moves);
     }
-    Ok(Some(GameResult::new(g, names, &game, opening_plies)))
+    Ok(Some(GameResult::ended(
+        g,
+        names,
+        &game,
+        opening_plies,
+        forfeit,
+    )))
 }
 
 /// Plays (or resumes) a tournament and returns its report; with an output folder, also writes

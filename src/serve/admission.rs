@@ -121,6 +121,11 @@ impl Admission {
         spec: &AgentSpec,
         takes: impl Fn(&str) -> bool,
     ) -> ApiResult<Admitted> {
+        if spec.kind == "engine" {
+            return Err(ApiError::forbidden(
+                "engine agents run a program on the server's machine: a client may not name one",
+            ));
+        }
         let mut out = AgentSpec::new(spec.kind.clone());
         let lim = &self.limits;
         for (key, value) in &spec.options {
@@ -389,6 +394,7 @@ mod tests {
             "mcts:time_ms=60000",
             "mcts:sims=4000000000",
             "perfect:fallback_depth=40",
+            "engine:cmd=/bin/sh",
         ] {
             let e = admit(&p, bad)
                 .err()

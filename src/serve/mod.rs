@@ -198,8 +198,12 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         args.allow_hosts.clone(),
     ));
     let token = access.token.clone();
+    // No client may start a program: `engine` is not among the kinds (admission refuses it
+    // with a 403 first).
+    let mut registry = awale::agent_kinds::available();
+    registry.remove("engine");
     let state = Arc::new(session::AppState::new(
-        awale::agent_kinds::available(),
+        registry,
         admission,
         args.max_games,
         connections.idle,

@@ -1,0 +1,480 @@
+//! `engine:`: an agent that is a program in another process, spoken to in the UCI dialect of
+//! [`crate::uci`] (Aalina's). It plays wherever an agent spec is accepted — tournaments,
+//! matches, ladders, the scorecard, `awale play`, Python — except `awale serve`, which never runs
+//! a program a client names.
+//!
+//! **The engine is a program that fails.** Every way it can go wrong — it does not start, never
+//! answers `uci` or `isready`, crashes, closes its output, hangs past its time, floods its output,
+//! writes an over-long line, answers an unparsable or illegal move — is an error of its
+//! [`Agent::select`] naming what happened, and [`Agent::forfeits`] is true: a tournament records
+//! the game as lost by forfeit (on time, for a move past `movetime + margin`) and plays on. After
+//! a fault the process is killed; the next game starts a new one.
+//!
+//! **Processes.** The agents built from one spec share a pool: each game thread keeps one process
+//! per seat between games (`ucinewgame` starts the next), so a tournament starts each engine once
+//! per thread, not once per game. A process is started in its own process group, killed with the
+//! group when the pool goes (the entrant of a tournament, a Python `Agent`), and killed by the
+//! kernel if the thread that started it dies (`PR_SET_PDEATHSIG`): no engine outlives its referee.
+//!
+//! **Rules.** The dialect writes 2-player boards of 6 houses. An engine says which rule sets it
+//! plays in a combo option `UCI_Variant` (it is set before the first game); one that lists none
+//! plays `rules=` (default abapa, Aalina's). Building the agent for other rules is refused, before
+//! any game: the first agent of a pool starts its engine and checks it.
+//!
+//! ```no_run
+//! use awale::agents::{Agent, Turn};
+//! use awale::{Game, Rules};
+//! let registry = awale::agent_kinds::available();
+//! let spec = "engine:cmd=/opt/aalina/aalina,movetime=100".parse().unwrap();
+//! let mut aalina = registry.build(&spec, &Rules::abapa()).unwrap();
+//! let game = Game::new(Rules::abapa());
+//! let house = aalina.select(&Turn::from_game(&game)).unwrap();
+//! ```
+
+mod process;
+mod settings;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
+
+pub use process::{log_path, MAX_LINE, MAX_LINES};
+pub use settings::EngineSettings;
+
+use self::process::{Process, ReadFault};
+use super::kind::AgentKind;
+use super::registry::{Registry, SessionFactory};
+use super::{no_move, Agent, AgentSpec, Thoughts, Turn};
+use crate::error::{AwaleError, Result};
+use crate::rules::Rules;
+use crate::state::State;
+use crate::uci::{self, Command, Go, Reply, Start};
+
+/// The kind `engine`: its options and help. Registered with a pool per entrant by
+/// [`register`], not by `Registry::register_kind`.
+pub static KIND: AgentKind<EngineSettings> = AgentKind {
+    kind: "engine",
+    summary: "a program in another process, over the UCI dialect (docs/engines.md)",
+    options: settings::OPTIONS,
+    defaults: EngineSettings::default,
+    build: |_, spec, _| Err(spec.error("engine agents are built through their registry")),
+};
+
+/// Adds `engine` to `registry`: each factory the registry makes for an `engine:` spec (one per
+/// tournament entrant) has its own pool of processes, killed when the factory goes.
+pub fn register(registry: &mut Registry) {
+    let session: SessionFactory = Arc::new(|| {
+        let pool = Arc::new(Pool::default());
+        Arc::new(move |spec: &AgentSpec, rules: &Rules| {
+            let settings = KIND.settings(spec)?;
+            EngineAgent::build(settings, spec, rules, pool.clone())
+                .map(|a| Box::new(a) as Box<dyn Agent>)
+        })
+    });
+    registry.register_session(
+        KIND.kind,
+        KIND.summary,
+        KIND.option_help(),
+        KIND.factory(),
+        session,
+    );
+}
+
+/// The idle processes of one spec, by the thread that started them; killed when it goes.
+#[derive(Default)]
+struct Pool {
+    idle: Mutex<Vec<(ThreadId, Process)>>,
+    /// Whether a first process passed the handshake (later builds start theirs lazily).
+    checked: Mutex<bool>,
+}
+
+impl Pool {
+    fn take(&self) -> Option<Process> {
+        let me = std::thread::current().id();
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let i = idle.iter().position(|(t, _)| *t == me)?;
+        Some(idle.swap_remove(i).1)
+    }
+
+    fn give(&self, process: Process) {
+        let me = std::thread::current().id();
+        self.idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((me, process));
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let idle = std::mem::take(self.idle.get_mut().unwrap_or_else(|e| e.into_inner()));
+        // Quit them side by side: each may take its grace time.
+        std::thread::scope(|s| {
+            for (_, p) in idle {
+                s.spawn(move || p.quit(Duration::from_millis(200)));
+            }
+        });
+    }
+}
+
+/// The game as the engine was last told it: where it started and the moves since.
+struct Line {
+    start: State,
+    moves: Vec<String>,
+    /// The position after the engine's own last move.
+    after_mine: State,
+}
+
+/// A program in another process as an agent (see the [module docs](self)).
+pub struct EngineAgent {
+    settings: EngineSettings,
+    rules: Rules,
+    name: String,
+    pool: Arc<Pool>,
+    process: Option<Process>,
+    new_game: bool,
+    line: Option<Line>,
+    thoughts: Option<Thoughts>,
+    log: Option<PathBuf>,
+}
+
+impl EngineAgent {
+    fn build(
+        settings: EngineSettings,
+        spec: &AgentSpec,
+        rules: &Rules,
+        pool: Arc<Pool>,
+    ) -> Result<EngineAgent> {
+        if settings.cmd.is_none() {
+            return Err(spec.error("engine needs cmd=PROGRAM (or file=ENGINES.toml,id=NAME)"));
+        }
+        if let Some(reason) = uci::unfit_rules(rules) {
+            return Err(spec.error(reason));
+        }
+        let mut agent = EngineAgent {
+            log: settings.log.clone(),
+            settings,
+            rules: *rules,
+            name: spec.display_name(),
+            pool,
+            process: None,
+            new_game: true,
+            line: None,
+            thoughts: None,
+        };
+        let pool = agent.pool.clone();
+        let mut checked = pool.checked.lock().unwrap_or_else(|e| e.into_inner());
+        if !*checked {
+            // The first agent of a pool starts its engine now: a program that cannot play these
+            // rules, or cannot start, is refused before any game.
+            agent.connect().map_err(|reason| spec.error(reason))?;
+            *checked = true;
+        }
+        drop(checked);
+        Ok(agent)
+    }
+
+    fn fail(&self, reason: impl Into<String>) -> AwaleError {
+        AwaleError::AgentFailed {
+            agent: self.name.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A process for this thread: one from the pool, or a new one after its handshake.
+    fn connect(&mut self) -> std::result::Result<(), String> {
+        if self.process.is_some() {
+            return Ok(());
+        }
+        while let Some(mut p) = self.pool.take() {
+            if p.alive() {
+                if let Some(log) = &self.log {
+                    p.set_log(log)?;
+                }
+                self.process = Some(p);
+                return Ok(());
+            }
+        }
+        let cmd = self.settings.cmd.clone().unwrap_or_default();
+        let mut p = Process::start(&cmd, &self.settings.args, self.log.as_deref())?;
+        handshake(&mut p, &self.settings, &self.rules)?;
+        self.process = Some(p);
+        Ok(())
+    }
+
+    /// Sends `ucinewgame` and waits for `readyok`.
+    fn new_game(&mut self) -> std::result::Result<(), String> {
+        let init = Duration::from_millis(self.settings.init_ms);
+        let p = self.process.as_mut().ok_or("no process")?;
+        p.drain()?;
+        p.send(&Command::NewGame.to_string())?;
+        ready(p, init)
+    }
+
+    /// The position command for `state`: the moves since the engine's last move when `state`
+    /// follows from it by one move of the opponent, else a FEN.
+    fn position(&mut self, state: &State) -> Command {
+        let rules = self.rules;
+        let follows = self.line.as_ref().and_then(|line| {
+            let before = &line.after_mine;
+            before.legal_moves(&rules).into_iter().find(|&h| {
+                let mut s = *before;
+                s.apply(&rules, h).is_ok() && same_position(&s, state)
+            })
+        });
+        match (follows, self.line.as_mut()) {
+            (Some(h), Some(line)) => line
+                .moves
+                .push(uci::write_move(&rules, &line.after_mine, h)),
+            _ => {
+                self.line = Some(Line {
+                    start: *state,
+                    moves: Vec::new(),
+                    after_mine: *state,
+                })
+            }
+        }
+        let line = self.line.as_ref().expect("set above");
+        let start = if same_position(&line.start, &State::initial(&rules, 0)) {
+            Start::StartPos
+        } else {
+            Start::Fen(uci::format_fen(&rules, &line.start))
+        };
+        Command::Position {
+            start,
+            moves: line.moves.clone(),
+        }
+    }
+
+    /// Asks the engine for its move in `state`; a fault kills the process.
+    fn ask(&mut self, state: &State) -> std::result::Result<String, String> {
+        self.connect()?;
+        if self.new_game {
+            self.new_game()?;
+            self.new_game = false;
+        }
+        let position = self.position(state).to_string();
+        let movetime = self.settings.movetime_ms;
+        let go = Command::Go(Go {
+            movetime: Some(movetime),
+            ..Go::default()
+        });
+        let p = self.process.as_mut().ok_or("no process")?;
+        p.drain()?;
+        p.send(&format!("{position}\n{go}"))?;
+        let deadline = Instant::now() + Duration::from_millis(movetime + self.settings.margin_ms);
+        let mut info = uci::Info::default();
+        let answer = p.read_until(
+            deadline,
+            |l| matches!(Reply::parse(l), Some(Reply::BestMove(_))),
+            |l| {
+                if let Some(Reply::Info(i)) = Reply::parse(l) {
+                    if i.depth.is_some() || i.score_cp.is_some() {
+                        info = i;
+                    }
+                }
+            },
+        );
+        self.thoughts = thoughts(&info);
+        match answer {
+            Ok(line) => match Reply::parse(&line) {
+                Some(Reply::BestMove(mv)) => Ok(mv),
+                _ => Err(format!("unexpected answer '{line}'")),
+            },
+            Err(ReadFault::Timeout) => Err(format!(
+                "lost on time: no bestmove within {movetime} + {} ms",
+                self.settings.margin_ms
+            )),
+            Err(ReadFault::Broken(reason)) => Err(reason),
+        }
+    }
+}
+
+/// Whether two states are the same position (houses, stores, mover), whatever their ply.
+fn same_position(a: &State, b: &State) -> bool {
+    a.pits() == b.pits() && a.scores() == b.scores() && a.to_move() == b.to_move()
+}
+
+/// `uci` … `uciok`, the rules checked and set, the file's options set, `isready` … `readyok`.
+fn handshake(
+    p: &mut Process,
+    settings: &EngineSettings,
+    rules: &Rules,
+) -> std::result::Result<(), String> {
+    let init = Duration::from_millis(settings.init_ms);
+    p.send(&Command::Uci.to_string())?;
+    let mut variants: Option<Vec<String>> = None;
+    p.read_until(
+        Instant::now() + init,
+        |l| Reply::parse(l) == Some(Reply::UciOk),
+        |l| {
+            if let Some(Reply::Option { name, vars, .. }) = Reply::parse(l) {
+                if name == uci::VARIANT_OPTION {
+                    variants = Some(vars);
+                }
+            }
+        },
+    )
+    .map_err(|f| match f {
+        ReadFault::Timeout => format!("'{}' did not answer uci within {init:?}", p.command),
+        ReadFault::Broken(r) => format!("'{}' {r} before uciok", p.command),
+    })?;
+    let declared = variants.clone().unwrap_or_else(|| {
+        vec![settings
+            .rules
+            .clone()
+            .unwrap_or_else(|| uci::DEFAULT_VARIANT.to_string())]
+    });
+    let fits = |name: &String| {
+        name.parse::<Rules>().is_ok_and(|v| {
+            let mut game = *rules;
+            game.max_plies = v.max_plies;
+            game == v
+        })
+    };
+    let Some(variant) = declared.iter().find(|v| fits(v)).cloned() else {
+        return Err(format!(
+            "'{}' plays {} but the game's rules are '{rules}'{}",
+            p.command,
+            declared.join(", "),
+            if variants.is_none() {
+                " (it lists no UCI_Variant option; rules= says what it plays)"
+            } else {
+                ""
+            }
+        ));
+    };
+    if variants.is_some() {
+        p.send(
+            &Command::SetOption {
+                name: uci::VARIANT_OPTION.into(),
+                value: Some(variant.clone()),
+            }
+            .to_string(),
+        )?;
+    }
+    for (name, value) in &settings.options {
+        p.send(
+            &Command::SetOption {
+                name: name.clone(),
+                value: Some(value.clone()),
+            }
+            .to_string(),
+        )?;
+    }
+    ready(p, init)
+}
+
+/// `isready`, then waits for `readyok`.
+fn ready(p: &mut Process, within: Duration) -> std::result::Result<(), String> {
+    p.send(&Command::IsReady.to_string())?;
+    p.read_until(
+        Instant::now() + within,
+        |l| Reply::parse(l) == Some(Reply::ReadyOk),
+        |_| {},
+    )
+    .map(|_| ())
+    .map_err(|f| match f {
+        ReadFault::Timeout => format!("did not answer isready within {within:?}"),
+        ReadFault::Broken(r) => format!("{r} before readyok"),
+    })
+}
+
+/// What an `info` line said, as [`Thoughts`].
+fn thoughts(info: &uci::Info) -> Option<Thoughts> {
+    if info.depth.is_none() && info.score_cp.is_none() {
+        return None;
+    }
+    let value = info.score_cp.map(|cp| cp as f64 / 100.0);
+    let mut summary = String::from("engine");
+    if let Some(d) = info.depth {
+        summary.push_str(&format!(" depth {d}"));
+    }
+    if let Some(v) = value {
+        summary.push_str(&format!(": {v:+.2} seeds for the mover"));
+    }
+    if let Some(n) = info.nodes {
+        summary.push_str(&format!(", {n} nodes"));
+    }
+    Some(Thoughts {
+        summary,
+        value,
+        unit: "seeds",
+        depth: info.depth,
+        nodes: info.nodes,
+        ..Thoughts::default()
+    })
+}
+
+impl Agent for EngineAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
+        let state = turn.state;
+        if state.is_over() {
+            return Err(no_move(&self.name, state));
+        }
+        let answer = match self.ask(state) {
+            Ok(mv) => mv,
+            Err(reason) => {
+                if let Some(mut p) = self.process.take() {
+                    p.kill();
+                }
+                self.new_game = true;
+                self.line = None;
+                return Err(self.fail(reason));
+            }
+        };
+        let rules = self.rules;
+        if answer.is_empty() || answer == "0000" {
+            return Err(self.fail(format!(
+                "answered bestmove {answer} (no move) where {} can be played",
+                uci::legal_text(&rules, state)
+            )));
+        }
+        let house = uci::read_move(&rules, state, &answer)
+            .map_err(|e| self.fail(format!("answered a bad move: {e}")))?;
+        let mut after = *state;
+        after.apply(&rules, house)?;
+        if let Some(line) = self.line.as_mut() {
+            line.moves.push(answer);
+            line.after_mine = after;
+        }
+        Ok(house)
+    }
+
+    fn reset(&mut self, _seed: u64) {
+        self.new_game = true;
+        self.line = None;
+        self.thoughts = None;
+    }
+
+    fn thoughts(&self) -> Option<Thoughts> {
+        self.thoughts.clone()
+    }
+
+    fn forfeits(&self) -> bool {
+        true
+    }
+
+    fn log_to(&mut self, dir: &Path) {
+        if self.settings.log.is_none() {
+            let path = log_path(dir, &self.name);
+            if let Some(p) = self.process.as_mut() {
+                let _ = p.set_log(&path);
+            }
+            self.log = Some(path);
+        }
+    }
+}
+
+impl Drop for EngineAgent {
+    fn drop(&mut self) {
+        if let Some(p) = self.process.take() {
+            self.pool.give(p);
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! One engine process: started in its own process group (so that killing it kills whatever it
+//! started), killed with the thread that started it (`PR_SET_PDEATHSIG` on Linux: no engine
+//! outlives a killed referee), its output read line by line on a thread of its own with a
+//! bounded line length and a bounded queue, its stderr appended to a log file and its last lines
+//! kept for error messages.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The longest line an engine may write (bytes); a longer one is a fault.
+pub const MAX_LINE: usize = 64 * 1024;
+/// The most lines an engine may write while it answers one request (a `go`, the handshake);
+/// more is a fault ("floods its output").
+pub const MAX_LINES: usize = 100_000;
+/// How much of an engine's stderr is kept for error messages (bytes).
+const STDERR_TAIL: usize = 2048;
+
+/// A line of an engine's output, or how its output ended.
+enum Line {
+    Text(String),
+    TooLong,
+    Closed,
+}
+
+/// A running engine.
+pub(super) struct Process {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Line>,
+    stderr_tail: Arc<Mutex<VecDeque<u8>>>,
+    log: Arc<Log>,
+    /// Set when its stderr ended (everything it wrote there is in the tail).
+    stderr_done: Arc<std::sync::atomic::AtomicBool>,
+    /// Killed and reaped: its pid may belong to another process now.
+    reaped: bool,
+    /// The command, for messages.
+    pub(super) command: String,
+}
+
+impl Process {
+    /// Starts `cmd args…`, its stderr appended to `log` when given.
+    pub(super) fn start(cmd: &str, args: &[String], log: Option<&Path>) -> Result<Process, String> {
+        let mut command = Command::new(cmd);
+        command
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+            #[cfg(target_os = "linux")]
+            // SAFETY: `prctl` is async-signal-safe and touches nothing of the parent's.
+            unsafe {
+                command.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+        }
+        let shown = std::iter::once(cmd.to_string())
+            .chain(args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("cannot start '{shown}': {e}"))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let stderr = child.stderr.take().ok_or("no stderr")?;
+        let (send, lines) = sync_channel(1024);
+        let spawned = std::thread::Builder::new()
+            .name("awale-engine-out".into())
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                loop {
+                    let mut buf = Vec::new();
+                    let line = match (&mut reader)
+                        .take(MAX_LINE as u64 + 1)
+                        .read_until(b'\n', &mut buf)
+                    {
+                        Ok(0) | Err(_) => Line::Closed,
+                        Ok(_) if buf.len() > MAX_LINE => Line::TooLong,
+                        Ok(_) => Line::Text(String::from_utf8_lossy(&buf).trim_end().to_string()),
+                    };
+                    let end = !matches!(line, Line::Text(_));
+                    if send.send(line).is_err() || end {
+                        return;
+                    }
+                }
+            });
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let log_file = Arc::new(Mutex::new(None));
+        let (tail, to_log) = (stderr_tail.clone(), log_file.clone());
+        let stderr_done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = stderr_done.clone();
+        let spawned_err = std::thread::Builder::new()
+            .name("awale-engine-err".into())
+            .spawn(move || {
+                copy_stderr(stderr, &to_log, &tail);
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+            });
+        let mut process = Process {
+            child,
+            stdin,
+            lines,
+            stderr_tail,
+            log: log_file,
+            stderr_done,
+            reaped: false,
+            command: shown,
+        };
+        if let Some(path) = log {
+            if let Err(e) = process.set_log(path) {
+                process.kill();
+                return Err(e);
+            }
+        }
+        if let Err(e) = spawned.and(spawned_err) {
+            process.kill();
+            return Err(format!("cannot start a reader thread: {e}"));
+        }
+        Ok(process)
+    }
+
+    /// Appends its stderr to `path` from now on (the file and its folder are created).
+    pub(super) fn set_log(&mut self, path: &Path) -> Result<(), String> {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        if log.as_ref().is_some_and(|(p, _)| p == path) {
+            return Ok(());
+        }
+        *log = Some((path.to_path_buf(), open_log(path)?));
+        Ok(())
+    }
+
+    /// Sends one line.
+    pub(super) fn send(&mut self, line: &str) -> Result<(), String> {
+        let stdin = self.stdin.as_mut().ok_or("its input is closed")?;
+        writeln!(stdin, "{line}")
+            .and_then(|_| stdin.flush())
+            .map_err(|e| format!("closed its input ({e}){}", self.exit_note()))
+    }
+
+    /// Drops whatever the engine wrote that nobody read (info lines after a `bestmove`).
+    pub(super) fn drain(&mut self) -> Result<(), String> {
+        while let Ok(line) = self.lines.try_recv() {
+            self.check(line)?;
+        }
+        Ok(())
+    }
+
+    /// Reads lines until `done` accepts one (returns it), by `deadline`; `seen` is called on
+    /// every line read before. A fault names what went wrong: `timeout` says the deadline passed.
+    pub(super) fn read_until(
+        &mut self,
+        deadline: Instant,
+        mut done: impl FnMut(&str) -> bool,
+        mut seen: impl FnMut(&str),
+    ) -> Result<String, ReadFault> {
+        for _ in 0..MAX_LINES {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => return Err(ReadFault::Timeout),
+                Err(RecvTimeoutError::Disconnected) => Line::Closed,
+            };
+            let text = self.check(line).map_err(ReadFault::Broken)?;
+            if done(&text) {
+                return Ok(text);
+            }
+            seen(&text);
+        }
+        Err(ReadFault::Broken(format!(
+            "wrote more than {MAX_LINES} lines without answering (floods its output)"
+        )))
+    }
+
+    fn check(&mut self, line: Line) -> Result<String, String> {
+        match line {
+            Line::Text(t) => Ok(t),
+            Line::TooLong => Err(format!("wrote a line longer than {MAX_LINE} bytes")),
+            Line::Closed => {
+                // Give a crashing engine a moment to be reaped, for its exit status, and its
+                // last words on stderr to be read.
+                let until = Instant::now() + Duration::from_millis(200);
+                while Instant::now() < until {
+                    let exited = matches!(self.child.try_wait(), Ok(Some(_)));
+                    if exited && self.stderr_done.load(std::sync::atomic::Ordering::SeqCst) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(format!("closed its output{}", self.exit_note()))
+            }
+        }
+    }
+
+    /// ` (exited with status 3; stderr: …)`, what is known of how it ended.
+    fn exit_note(&mut self) -> String {
+        let mut notes = Vec::new();
+        if let Ok(Some(status)) = self.child.try_wait() {
+            notes.push(format!("{status}"));
+        }
+        let tail = self.stderr_tail();
+        if !tail.is_empty() {
+            notes.push(format!("stderr: {tail}"));
+        }
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join("; "))
+        }
+    }
+
+    /// The last lines of its stderr, on one line.
+    pub(super) fn stderr_tail(&self) -> String {
+        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+        let bytes: Vec<u8> = tail.iter().copied().collect();
+        String::from_utf8_lossy(&bytes)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Whether it still runs.
+    pub(super) fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Asks it to quit (`quit`, then up to `grace`), then kills its whole process group and
+    /// reaps it.
+    pub(super) fn quit(mut self, grace: Duration) {
+        let _ = self.send("quit");
+        self.stdin = None;
+        let until = Instant::now() + grace;
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.kill();
+    }
+
+    /// Kills its process group at once and reaps it.
+    pub(super) fn kill(&mut self) {
+        self.stdin = None;
+        if self.reaped {
+            return;
+        }
+        self.reaped = true;
+        #[cfg(unix)]
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: a plain system call; the group is the engine's own (`process_group(0)`).
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// What went wrong while waiting for a line.
+pub(super) enum ReadFault {
+    /// The deadline passed.
+    Timeout,
+    /// The engine's output ended, or broke the limits.
+    Broken(String),
+}
+
+fn open_log(path: &Path) -> Result<std::fs::File, String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open the engine log {}: {e}", path.display()))
+}
+
+type Log = Mutex<Option<(PathBuf, std::fs::File)>>;
+
+fn copy_stderr(mut stderr: impl Read, log: &Log, tail: &Mutex<VecDeque<u8>>) {
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut buf) {
+        if n == 0 {
+            return;
+        }
+        {
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, f)) = log.as_mut() {
+                if f.write_all(&buf[..n]).is_err() {
+                    *log = None;
+                }
+            }
+        }
+        let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+        t.extend(&buf[..n]);
+        let excess = t.len().saturating_sub(STDERR_TAIL);
+        t.drain(..excess);
+    }
+}
+
+/// The log file of an engine in a run folder: `engines/NAME.stderr.log`, the name made safe for
+/// a file name.
+pub fn log_path(dir: &Path, name: &str) -> PathBuf {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    dir.join("engines").join(format!("{safe}.stderr.log"))
+}

@@ -1,0 +1,55 @@
+//! `awale engine SPEC`: any agent served as an engine over the UCI dialect on stdin/stdout
+//! ([`awale::uci_server`]), for Aualé, Aalina's match tools or any referee.
+
+use std::io;
+
+use awale::agents::AgentSpec;
+use awale::Rules;
+
+const AFTER_HELP: &str = "\
+Serves an agent as an engine: it reads the protocol's commands on stdin and answers on stdout,
+one line each (Aalina's UCI dialect: uci, isready, ucinewgame, setoption name UCI_Variant value
+RULES, position startpos|fen F [moves FaBf], go movetime N, stop, quit). Anything that speaks it
+can play the agent: Aualé, Aalina's tools, another referee, or awale itself through an engine:
+spec. The protocol, with a transcript: docs/engines.md.
+
+Examples:
+  awale engine alphabeta:depth=8
+  awale engine nn:baseline=abapa                 the shipped network (feature train)
+  awale engine mcts:sims=2000 --rules wari       starts under wari (a referee may set another)
+  printf 'uci\\nposition startpos moves C\\ngo movetime 100\\nquit\\n' | awale engine greedy
+
+From awale's own tournaments, with a file engines.toml holding
+  [ab8]
+  cmd = \"awale\"
+  args = [\"engine\", \"alphabeta:depth=8\"]
+run: awale tournament --agents engine:file=engines.toml,id=ab8,name=ab8-uci,alphabeta:depth=8";
+
+/// Arguments of `awale engine`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The agent to serve: any spec (`alphabeta:depth=8`, `mcts:sims=2000`, `nn:baseline=abapa`).
+    #[arg(value_name = "SPEC")]
+    pub spec: String,
+    /// The rules it starts with (2 players, 6 houses each; the referee may set others through
+    /// the UCI_Variant option).
+    #[arg(long, default_value = "abapa", value_name = "SPEC")]
+    pub rules: String,
+    /// The seed the agent is reset with at every new game (the same games give the same moves).
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+}
+
+/// Runs `awale engine`.
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let rules: Rules = args.rules.parse()?;
+    let spec: AgentSpec = args.spec.parse()?;
+    let registry = awale::agent_kinds::available();
+    // Built once before the protocol starts, so that a bad spec fails here with its reason.
+    registry.build(&spec, &rules)?;
+    let factory = registry.factory(&spec)?;
+    let make = move |rules: &Rules| factory(&spec, rules);
+    awale::uci_server::serve(&make, rules, args.seed, io::stdin().lock(), io::stdout())?;
+    Ok(())
+}

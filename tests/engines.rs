@@ -1,0 +1,392 @@
+//! Engines in other processes (`engine:` agents, `awale engine`): the transcript of
+//! `awale engine` as a referee drives it, the same games in process and behind the protocol,
+//! every misbehaving test engine of `tests/engines/misbehave.sh` losing its game by forfeit
+//! while the run goes on, engines refused before a game, and no process left behind after each test (the
+//! process table is read).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use awale::agents::{AgentSpec, Turn};
+use awale::tournament::{run, Entrant, TournamentConfig, TournamentReport};
+use awale::{Game, Rules};
+
+/// The tests start processes and then check that none is left: one test at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn misbehave() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/misbehave.sh")
+}
+
+fn awale_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_awale")
+}
+
+/// The processes whose command line names a test engine, its helper or what it started.
+fn leftovers() -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains("tests/engines/")
+            || text.contains("awale-test-grandchild")
+            || text.contains("awale-test-helper")
+        {
+            found.push(format!("{}: {text}", entry.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+/// Runs `body` alone, then checks that no test engine process is left (a killed process may
+/// take a moment to go).
+fn alone(body: impl FnOnce()) {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    body();
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = leftovers();
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < until, "processes left behind: {left:#?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn entrant(spec: &AgentSpec, rules: &Rules) -> awale::Result<Entrant> {
+    Entrant::from_spec(&awale::agent_kinds::available(), spec, rules)
+}
+
+/// An `engine:` spec for the test engine of `mode` (`tests/engines/misbehave.sh`), with short
+/// times.
+fn bot(mode: &str, name: &str) -> AgentSpec {
+    let mut spec = AgentSpec::new("engine");
+    let cmd = if mode == "no-such-engine" {
+        mode.to_string()
+    } else {
+        misbehave().display().to_string()
+    };
+    for (k, v) in [
+        ("cmd", cmd),
+        ("args", mode.to_string()),
+        ("movetime", "20".into()),
+        ("margin", "200".into()),
+        ("init", "2000".into()),
+        ("name", name.into()),
+    ] {
+        spec.options.push((k.into(), v));
+    }
+    spec
+}
+
+/// `awale engine SPEC` as an engine spec.
+fn served(agent: &str, name: &str) -> AgentSpec {
+    let mut spec = AgentSpec::new("engine");
+    spec.options.push(("cmd".into(), awale_bin().into()));
+    spec.options
+        .push(("args".into(), format!("engine {agent}")));
+    spec.options.push(("movetime".into(), "5000".into()));
+    spec.options.push(("name".into(), name.into()));
+    spec
+}
+
+fn tournament(rules: Rules, games: usize, threads: usize, out: Option<&Path>) -> TournamentConfig {
+    let mut cfg = TournamentConfig::new(rules);
+    cfg.run.games = games;
+    cfg.run.threads = threads;
+    cfg.run.max_plies = 120;
+    cfg.out = out.map(Path::to_path_buf);
+    cfg
+}
+
+/// Plays `bot` against greedy, 2 games on 2 threads into a folder, and checks that every game
+/// was lost by the bot by forfeit with `why` in the reason; then resumes the run (nothing to
+/// play) and returns the report.
+fn forfeits(file: &str, why: &str) -> TournamentReport {
+    std::env::set_var("AWALE_BIN", awale_bin());
+    let rules = Rules::abapa();
+    let dir = tempdir(file);
+    let cfg = tournament(rules, 2, 2, Some(&dir));
+    let make = || {
+        vec![
+            entrant(&bot(file, "bot"), &rules).unwrap(),
+            Entrant::from_spec_text("greedy", &rules).unwrap(),
+        ]
+    };
+    let report = run(&cfg, &make()).unwrap();
+    assert_eq!(report.games_played, 2);
+    for g in &report.games {
+        let f = g
+            .forfeit
+            .as_ref()
+            .unwrap_or_else(|| panic!("{file}: no forfeit in {g:?}"));
+        assert_eq!(g.seats[f.seat], "bot");
+        assert_eq!(g.end, "forfeit");
+        assert!(
+            f.reason.contains(why),
+            "{file}: '{}' lacks '{why}'",
+            f.reason
+        );
+        assert_eq!(g.points[f.seat], 0.0);
+        assert_eq!(g.points[1 - f.seat], 1.0);
+        assert!(
+            g.record
+                .tags
+                .iter()
+                .any(|(k, v)| k == "Termination" && v.contains("forfeits")),
+            "{:?}",
+            g.record.tags
+        );
+    }
+    assert!(report.table().contains("forfeit"), "{}", report.table());
+    // Resumed: the forfeits were saved like any game.
+    let again = run(&cfg, &make()).unwrap();
+    assert_eq!(again.games, report.games);
+    report
+}
+
+/// A fresh folder for a test's run.
+fn tempdir(name: &str) -> PathBuf {
+    let dir = run_dir(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run_dir(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("awale-engines-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn a_crash_loses_the_game_and_the_next_game_starts_a_new_process() {
+    alone(|| {
+        let report = forfeits("crash", "closed its output");
+        let reason = &report.games[0].forfeit.as_ref().unwrap().reason;
+        assert!(reason.contains("exit status: 3"), "{reason}");
+        assert!(
+            reason.contains("out of cheese"),
+            "the stderr's tail: {reason}"
+        );
+    });
+    // Its stderr is kept in the run folder.
+    let log = run_dir("crash").join("engines/bot.stderr.log");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.matches("out of cheese").count() >= 2, "{text}");
+}
+
+#[test]
+fn a_hang_loses_on_time() {
+    alone(|| {
+        forfeits("hang", "lost on time: no bestmove within 20 + 200 ms");
+    });
+}
+
+#[test]
+fn an_illegal_move_loses() {
+    alone(|| {
+        let report = forfeits("illegal", "answered a bad move");
+        let reasons: Vec<&str> = report
+            .games
+            .iter()
+            .map(|g| g.forfeit.as_ref().unwrap().reason.as_str())
+            .collect();
+        assert!(reasons.iter().any(|r| r.contains("South")), "{reasons:?}");
+    });
+}
+
+#[test]
+fn an_unparsable_move_loses() {
+    alone(|| {
+        forfeits("garbage", "'@@'");
+    });
+}
+
+#[test]
+fn a_flood_loses() {
+    alone(|| {
+        // Past MAX_LINES lines it is a fault at once; a slower flood loses on time. Either way
+        // the referee reads on without holding the lines (a bounded queue).
+        let report = forfeits("flood", "ply");
+        for g in &report.games {
+            let r = &g.forfeit.as_ref().unwrap().reason;
+            assert!(
+                r.contains("floods its output") || r.contains("lost on time"),
+                "{r}"
+            );
+        }
+    });
+}
+
+#[test]
+fn an_endless_line_loses() {
+    alone(|| {
+        forfeits("longline", "longer than 65536 bytes");
+    });
+}
+
+#[test]
+fn a_closed_output_loses() {
+    alone(|| {
+        forfeits("closes", "closed its output");
+    });
+}
+
+#[test]
+fn an_engine_that_stops_answering_isready_loses_the_next_game() {
+    alone(|| {
+        // The first game's handshake passes; the second game's `ucinewgame`/`isready` gets no
+        // answer (one thread, so that both games use the same process).
+        std::env::set_var("AWALE_BIN", awale_bin());
+        let rules = Rules::abapa();
+        let cfg = tournament(rules, 2, 1, None);
+        let entrants = vec![
+            entrant(&bot("forgetful", "bot"), &rules).unwrap(),
+            Entrant::from_spec_text("greedy", &rules).unwrap(),
+        ];
+        let report = run(&cfg, &entrants).unwrap();
+        let ends: Vec<&str> = report.games.iter().map(|g| g.end.as_str()).collect();
+        assert!(ends.contains(&"forfeit"), "{ends:?}");
+        let f = report
+            .games
+            .iter()
+            .find_map(|g| g.forfeit.as_ref())
+            .unwrap();
+        assert!(f.reason.contains("did not answer isready"), "{}", f.reason);
+    });
+}
+
+#[test]
+fn what_an_engine_started_goes_with_it() {
+    alone(|| {
+        forfeits("spawner", "lost on time");
+    });
+}
+
+#[test]
+fn engines_that_cannot_play_are_refused_before_a_game() {
+    alone(|| {
+        let rules = Rules::abapa();
+        let e = entrant(&bot("wari", "w"), &rules).unwrap_err().to_string();
+        assert!(
+            e.contains("plays wari but the game's rules are 'abapa'"),
+            "{e}"
+        );
+        assert!(entrant(&bot("wari", "w"), &Rules::wari()).is_ok());
+        let mut mute = bot("mute", "m");
+        mute.options.retain(|(k, _)| k != "init");
+        mute.options.push(("init".into(), "300".into()));
+        let e = entrant(&mute, &rules).unwrap_err().to_string();
+        assert!(e.contains("did not answer uci within 300ms"), "{e}");
+        let e = entrant(&bot("no-such-engine", "n"), &rules)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot start"), "{e}");
+        let e = entrant(&bot("crash", "c"), &Rules::oware(3).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("2 players"), "{e}");
+        let e = entrant(&"engine:movetime=5".parse().unwrap(), &rules)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cmd="), "{e}");
+        let e = entrant(&"engine:cmd=x,movetime=99999999".parse().unwrap(), &rules)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than an hour"), "{e}");
+    });
+}
+
+#[test]
+fn an_agent_behind_the_protocol_plays_the_games_it_plays_in_process() {
+    alone(|| {
+        let rules = Rules::abapa();
+        let games = |first: Entrant| {
+            let entrants = vec![
+                first,
+                Entrant::from_spec_text("alphabeta:depth=2", &rules).unwrap(),
+            ];
+            let report = run(&tournament(rules, 4, 2, None), &entrants).unwrap();
+            report
+                .games
+                .iter()
+                .map(|g| (g.index, g.record.moves.clone(), g.scores.clone()))
+                .collect::<Vec<_>>()
+        };
+        let inside = games(Entrant::from_spec_text("alphabeta:depth=4,name=ab4", &rules).unwrap());
+        let outside = games(entrant(&served("alphabeta:depth=4", "ab4"), &rules).unwrap());
+        assert_eq!(inside, outside);
+    });
+}
+
+#[test]
+fn an_engine_agent_plays_outside_a_tournament_and_reports_what_it_found() {
+    alone(|| {
+        let rules = Rules::abapa();
+        let registry = awale::agent_kinds::available();
+        let mut agent = registry
+            .build(&served("alphabeta:depth=6", "ab6"), &rules)
+            .unwrap();
+        let mut game = Game::new(rules);
+        for _ in 0..6 {
+            let house = agent.select(&Turn::from_game(&game)).unwrap();
+            game.apply(house).unwrap();
+        }
+        let t = agent.thoughts().unwrap();
+        assert_eq!(t.depth, Some(6));
+        assert!(t.value.is_some() && t.nodes.unwrap() > 0, "{t:?}");
+        assert!(agent.forfeits());
+    });
+}
+
+/// The transcript of `awale engine` driven as a referee drives it (docs/engines.md shows it).
+#[test]
+fn awale_engine_speaks_the_protocol() {
+    let mut child = Command::new(awale_bin())
+        .args(["engine", "alphabeta:depth=4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = "uci\nisready\nucinewgame\nposition startpos moves Cd\ngo movetime 1000\n\
+                  position fen 0-0-0-0-0-1-1-0-0-0-0-0-23-23-S\ngo movetime 50\n\
+                  position startpos moves CC\ngo movetime 50\nquit\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "id name awale alphabeta:depth=4");
+    assert!(lines[2].starts_with("option name UCI_Variant type combo default abapa var abapa"));
+    assert_eq!(lines[3], "uciok");
+    assert_eq!(lines[4], "readyok");
+    assert!(lines[5].starts_with("info depth 4 score cp "), "{text}");
+    // South to move after C, d: a legal South house.
+    let best: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("bestmove"))
+        .copied()
+        .collect();
+    assert_eq!(best.len(), 3, "{text}");
+    let mv = best[0].trim_start_matches("bestmove ");
+    let mut game = Game::new(Rules::abapa());
+    game.apply(2).unwrap();
+    game.apply(3).unwrap();
+    awale::uci::read_move(&Rules::abapa(), game.state(), mv).unwrap();
+    // The one legal move of the FEN (F), and nothing after an illegal list (C twice).
+    assert_eq!(best[1], "bestmove F");
+    assert!(text.contains("info string error:"), "{text}");
+    assert_eq!(best[2], "bestmove 0000");
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Test engines that misbehave, one per MODE (tests/engines.rs and tests/python/test_engines.py
+# play each; every process they start carries a name the tests look for in the process table):
+#   crash      exits with status 3 when asked for a move (a last word on stderr)
+#   hang       never answers go
+#   illegal    always answers South's first house (illegal when it plays North)
+#   garbage    answers a move that is no move
+#   flood      writes info lines without end when asked for a move
+#   longline   writes one endless line when asked for a move
+#   closes     closes its output when asked for a move, and goes on running
+#   mute       never answers uci
+#   forgetful  answers the first isready only (the next game's handshake gets nothing); its
+#              moves are those of `awale engine greedy` ($AWALE_BIN), which it runs as a helper
+#   spawner    starts a process of its own, then hangs when asked for a move
+#   wari       plays wari only, and says so (UCI_Variant)
+mode=$1
+ready=0
+if [ "$mode" = spawner ]; then
+  bash -c 'exec -a awale-test-grandchild sleep 300' &
+fi
+if [ "$mode" = forgetful ]; then
+  coproc helper { exec -a awale-test-helper "$AWALE_BIN" engine greedy; }
+fi
+while read -r line; do
+  case "$line" in
+    uci)
+      [ "$mode" = mute ] && continue
+      echo "id name $mode"
+      [ "$mode" = wari ] && echo "option name UCI_Variant type combo default wari var wari"
+      echo uciok ;;
+    isready)
+      if [ "$mode" != forgetful ] || [ "$ready" = 0 ]; then echo readyok; ready=1; fi ;;
+    position*)
+      [ "$mode" = forgetful ] && echo "$line" >&"${helper[1]}" ;;
+    go*)
+      case "$mode" in
+        crash) echo "misbehave.sh: out of cheese" >&2; exit 3 ;;
+        illegal) echo "bestmove A" ;;
+        garbage) echo "bestmove @@" ;;
+        flood) while :; do echo "info string flood flood flood"; done ;;
+        longline) while :; do printf 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; done ;;
+        closes) exec 1>&-; exec -a awale-test-grandchild sleep 300 ;;
+        forgetful)
+          echo "$line" >&"${helper[1]}"
+          while read -r answer <&"${helper[0]}"; do
+            case "$answer" in bestmove*) echo "$answer"; break ;; esac
+          done ;;
+      esac ;;
+    quit) exit 0 ;;
+  esac
+done
