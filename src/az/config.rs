@@ -625,19 +625,30 @@ impl TrainConfig {
         if !(0.0..=1.0).contains(&s.full_search_prob) || s.full_search_prob == 0.0 {
             return bad("search.full_search_prob must be in (0, 1]".into());
         }
-        if s.dirichlet_alpha <= 0.0 || !(0.0..=1.0).contains(&s.dirichlet_fraction) {
-            return bad("search.dirichlet_alpha > 0 and dirichlet_fraction in [0, 1]".into());
+        if s.dirichlet_alpha.is_nan() || s.dirichlet_alpha <= 0.0 {
+            return bad(format!(
+                "search.dirichlet_alpha must be positive, got {}",
+                s.dirichlet_alpha
+            ));
         }
-        let negative_or_nan = |x: f32| x.is_nan() || x < 0.0;
-        if s.gumbel_actions == 0
-            || [s.c_puct, s.gumbel_c_scale, s.gumbel_c_visit, s.c_uct]
-                .into_iter()
-                .any(negative_or_nan)
-        {
-            return bad(
-                "search: gumbel_actions >= 1, c_puct, gumbel_c_visit, gumbel_c_scale, c_uct >= 0"
-                    .into(),
-            );
+        if !(0.0..=1.0).contains(&s.dirichlet_fraction) {
+            return bad(format!(
+                "search.dirichlet_fraction must be in [0, 1], got {}",
+                s.dirichlet_fraction
+            ));
+        }
+        if s.gumbel_actions == 0 {
+            return bad("search.gumbel_actions must be at least 1, got 0".into());
+        }
+        for (key, x) in [
+            ("c_puct", s.c_puct),
+            ("gumbel_c_visit", s.gumbel_c_visit),
+            ("gumbel_c_scale", s.gumbel_c_scale),
+            ("c_uct", s.c_uct),
+        ] {
+            if x.is_nan() || x < 0.0 {
+                return bad(format!("search.{key} must not be negative, got {x}"));
+            }
         }
         let p = &self.selfplay;
         if p.threads > 1024 {
@@ -670,6 +681,9 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&t.search_value_mix) {
             return bad("training.search_value_mix must be in [0, 1]".into());
+        }
+        if self.eval.simulations == 0 {
+            return bad("eval.simulations must be at least 1, got 0".into());
         }
         for o in self.eval.opponents.iter().chain(&self.eval.final_opponents) {
             o.parse::<crate::agents::AgentSpec>()

@@ -46,19 +46,19 @@ fn keys_of<T: serde::Serialize>(section: &T) -> Vec<String> {
     }
 }
 
-/// A Python value as TOML text (bool, int, finite float or str).
-fn toml_text(key: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+/// A Python value as a TOML value (bool, int, finite float or str), for a config key.
+fn toml_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
     if v.is_instance_of::<PyBool>() {
-        return Ok(if v.is_truthy()? { "true" } else { "false" }.into());
+        return Ok(toml::Value::Boolean(v.is_truthy()?));
     }
     if v.is_instance_of::<PyInt>() || (v.hasattr("__index__")? && !v.is_instance_of::<PyFloat>()) {
-        let i: i128 = v.extract().map_err(|_| {
+        let i: i64 = v.extract().map_err(|_| {
             PyValueError::new_err(format!(
                 "{key}: {} is out of range",
                 v.repr().map(|r| r.to_string()).unwrap_or_default()
             ))
         })?;
-        return Ok(i.to_string());
+        return Ok(toml::Value::Integer(i));
     }
     if v.is_instance_of::<PyFloat>() {
         let f: f64 = v.extract()?;
@@ -67,10 +67,10 @@ fn toml_text(key: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
                 "{key}: {f} is not a finite number"
             )));
         }
-        return Ok(format!("{f:?}"));
+        return Ok(toml::Value::Float(f));
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(serde_json::to_string(&*s.to_cow()?).unwrap_or_default());
+        return Ok(toml::Value::String(s.to_cow()?.into_owned()));
     }
     Err(PyTypeError::new_err(format!(
         "{key} must be a bool, an int, a float or a str, got {}",
@@ -96,6 +96,11 @@ fn config_with(
     let search_keys = keys_of(&SearchConfig::default());
     let selfplay_keys = keys_of(&SelfPlayConfig::default());
     let config_error = |m: String| exceptions::ConfigError::new_err(m);
+    // The options go straight into the config's own tree of values, which is then deserialised
+    // once: no text, so an error names the key and the reason, not a line of a TOML file.
+    let mut doc = toml::Table::try_from(&cfg)
+        .map_err(|e| config_error(format!("internal: the config as values: {e}")))?;
+    let mut given: Vec<String> = Vec::new();
     if let Some(options) = options {
         for (k, v) in options.iter() {
             let key: String = k.extract()?;
@@ -126,11 +131,28 @@ fn config_with(
                     known.join(", ")
                 )));
             };
-            let text = toml_text(&key, &v)?;
-            cfg.set(&format!("{section}.{key}={text}"))
-                .map_err(|e| config_error(e.to_string()))?;
+            let value = toml_value(&key, &v)?;
+            doc.entry(section)
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .ok_or_else(|| config_error(format!("internal: '{section}' is not a section")))?
+                .insert(key.clone(), value);
+            given.push(key);
         }
     }
+    let cfg: TrainConfig = toml::Value::Table(doc)
+        .try_into()
+        .map_err(|e: toml::de::Error| {
+            config_error(format!(
+                "{} ({})",
+                e.message().trim(),
+                if given.len() == 1 {
+                    format!("option {}", given[0])
+                } else {
+                    format!("options {}", given.join(", "))
+                }
+            ))
+        })?;
     cfg.validate().map_err(|e| config_error(e.to_string()))?;
     Ok(cfg)
 }

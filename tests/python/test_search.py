@@ -242,10 +242,19 @@ def test_bad_arguments_are_value_or_type_errors():
         awale.search([s], uniform, c_pucts=1.0)
     with pytest.raises(awale.ConfigError, match="self-play setting"):
         awale.search([s], uniform, simulations=3)
-    with pytest.raises(awale.ConfigError, match="c_puct"):
+    with pytest.raises(awale.ConfigError, match=r"search.c_puct must not be negative, got -1"):
         awale.search([s], uniform, kind="puct", c_puct=-1.0)
-    with pytest.raises(awale.ConfigError, match="nope"):
+    # The one constraint that failed, and no TOML internals (a line of a file, --set).
+    with pytest.raises(awale.ConfigError, match="search.gumbel_actions must be at least 1") as e:
+        awale.search([s], uniform, gumbel_actions=0)
+    assert "c_uct" not in str(e.value)
+    with pytest.raises(awale.ConfigError, match="nope") as e:
         awale.search([s], uniform, kind="nope")
+    assert "option kind" in str(e.value), str(e.value)
+    for internal in ("TOML", "line", "--set"):
+        assert internal not in str(e.value), str(e.value)
+    with pytest.raises(awale.ConfigError, match="option gumbel_actions") as e:
+        awale.search([s], uniform, gumbel_actions=-2)
     with pytest.raises(TypeError, match="c_puct must be"):
         awale.search([s], uniform, c_puct=[1])
     with pytest.raises(ValueError, match="obs_scale"):
