@@ -835,7 +835,8 @@ class SelfPlay:
     (``simulations``, ``fast_simulations``, ``full_search_prob``, ...), of ``[selfplay]``
     (``max_plies``, ``temperature``, ``temperature_plies``, ``temperature_final``,
     ``random_opening_plies``) and ``search_value_mix``. Reproducible from ``seed`` for a given
-    ``threads`` (each thread's games make their own evaluator calls)."""
+    ``threads`` (each thread's games make their own evaluator calls). Pickles as its settings:
+    the copy starts its games afresh (the evaluator must pickle too)."""
 
     def __new__(
         cls,

@@ -425,9 +425,22 @@ pub(crate) fn search(
 
 /// Self-play games kept in flight with the guided search and an evaluator: see
 /// `awale.SelfPlay` in `python/awale/_core.pyi`.
+/// The arguments a `SelfPlay` was built with (its pickle).
+struct SelfPlayArgs {
+    rules: Rules,
+    evaluate: Py<PyAny>,
+    games: i64,
+    threads: i64,
+    encoding: Option<String>,
+    obs_scale: String,
+    options: Option<Py<PyDict>>,
+}
+
 #[pyclass(name = "SelfPlay", module = "awale._core")]
 pub struct PySelfPlay {
     rules: Rules,
+    /// What it was built from, for pickling: the rules as given, the evaluator, the keywords.
+    made_from: SelfPlayArgs,
     selfplay: SelfPlay,
     arg: EvaluatorArg,
     encoding: ObsEncoding,
@@ -453,6 +466,15 @@ impl PySelfPlay {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PySelfPlay> {
         let rules = rules_arg(rules)?;
+        let made_from = SelfPlayArgs {
+            rules,
+            evaluate: evaluate.clone().unbind(),
+            games,
+            threads,
+            encoding: encoding.map(str::to_string),
+            obs_scale: obs_scale.to_string(),
+            options: options.map(|o| o.clone().unbind()),
+        };
         let games = count_arg("games", games, 1, 1 << 20)? as usize;
         let threads = count_arg("threads", threads, 1, 256)? as usize;
         let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
@@ -466,6 +488,7 @@ impl PySelfPlay {
         let settings = SelfPlaySettings::from_config(&cfg);
         Ok(PySelfPlay {
             rules: play_rules,
+            made_from,
             selfplay: SelfPlay::with_threads(play_rules, settings, games, threads),
             arg,
             encoding,
@@ -474,6 +497,32 @@ impl PySelfPlay {
             seed,
             calls: 0,
         })
+    }
+
+    /// Pickled as its settings (rules, evaluator, keywords, seed): the copy starts its games
+    /// afresh, and with the same seed plays the same games. The evaluator must pickle too (an
+    /// `awale.Network`, `"playout"`, a module-level function).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
+        let py = slf.py();
+        let me = slf.borrow();
+        let a = &me.made_from;
+        let kwargs = match &a.options {
+            Some(o) => o.bind(py).copy()?,
+            None => PyDict::new(py),
+        };
+        kwargs.set_item("games", a.games)?;
+        kwargs.set_item("threads", a.threads)?;
+        kwargs.set_item("seed", me.seed)?;
+        kwargs.set_item("encoding", &a.encoding)?;
+        kwargs.set_item("obs_scale", &a.obs_scale)?;
+        let partial = py.import("functools")?.getattr("partial")?;
+        let make = partial.call(
+            (slf.get_type(), a.rules.to_string(), a.evaluate.bind(py)),
+            Some(&kwargs),
+        )?;
+        Ok((make, pyo3::types::PyTuple::empty(py)))
     }
 
     /// The rules of the games (with self-play's ply limit).

@@ -286,6 +286,21 @@ def test_ctrl_c_stops_a_long_search_within_a_second():
 # --- self-play -------------------------------------------------------------------------------
 
 
+def test_self_play_pickles_as_its_settings():
+    import pickle
+
+    sp = awale.SelfPlay("abapa", linear, games=4, seed=5, simulations=8, fast_simulations=4,
+                        encoding="compact")
+    again = pickle.loads(pickle.dumps(sp))
+    assert (again.config, again.encoding, again.threads) == (sp.config, sp.encoding, sp.threads)
+    # The copy starts afresh: with the same seed, the same games.
+    a, b = sp.play(30), again.play(30)
+    np.testing.assert_array_equal(a["obs"], b["obs"])
+    np.testing.assert_array_equal(a["policy"], b["policy"])
+    with pytest.raises(Exception, match="pickle|lambda"):
+        pickle.dumps(awale.SelfPlay("abapa", lambda o, m: linear(o, m), games=2))
+
+
 def test_self_play_hands_back_training_arrays():
     sp = awale.SelfPlay("abapa", linear, games=8, seed=2, simulations=16, fast_simulations=4)
     d = sp.play(100)
