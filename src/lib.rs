@@ -45,6 +45,7 @@ pub mod bench;
 pub mod digest;
 pub mod elo;
 pub mod endgame;
+pub mod env_spec;
 pub mod matchplay;
 pub mod placing;
 pub mod scorecard;

@@ -74,7 +74,8 @@ fn layer(module: &str) -> Option<u8> {
         | "perft" | "presets" | "rules" | "state" | "utility" | "digest" | "uci" => 0,
         "batch" | "tablebase" => 1,
         "agents" | "elo" | "placing" | "search" | "sprt" => 2,
-        "endgame" | "tournament" | "matchplay" | "bench" | "scorecard" | "uci_server" => 3,
+        "endgame" | "tournament" | "matchplay" | "bench" | "scorecard" | "uci_server"
+        | "env_spec" => 3,
         "az" => 4,
         "train" => 5,
         "cli" | "python" | "agent_kinds" | "serve" => 6,

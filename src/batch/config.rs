@@ -1,7 +1,7 @@
 //! [`BatchConfig`]: everything that shapes a batch, checked once by [`BatchConfig::validate`],
 //! and the types of its settings ([`ResetMode`], [`IllegalActionPolicy`], [`Opening`]). The
 //! option table of the Python `Batch` and environments, with the settings only the Python layer
-//! uses, is the binding's (`src/python/env_spec.rs`).
+//! uses, is the env spec's (`src/env_spec.rs`).
 
 use std::fmt;
 use std::str::FromStr;

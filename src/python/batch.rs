@@ -5,7 +5,7 @@
 //! boards, run with the GIL released. Python reads them through the properties (`obs`, `mask`,
 //! `rewards`, ...), which return the arrays themselves; callers that keep results across steps
 //! copy them (the Python envs do so unless built with `copy=False`). Its keywords, pickles and
-//! spaces come from the env spec (`super::env_spec`, read by `super::env_options`).
+//! spaces come from the env spec (`crate::env_spec`, read by `super::env_options`).
 
 use std::sync::Arc;
 
@@ -20,10 +20,10 @@ use pyo3::types::{PyDict, PyString};
 
 use super::callable_policy::CallablePolicy;
 use super::env_options::{dict_pairs, kinds, read_options, PyEnvSpaces};
-use super::env_spec::{EnvConfig, OPTIONS};
 use super::game::PyState;
 use super::{seed_arg, type_name, value_error, PyRules};
 use crate::batch::{Batch, BatchConfig, ObsDtype, ObsValue, StepOutput};
+use crate::env_spec::{EnvConfig, OPTIONS};
 use crate::notation;
 
 /// The observation arrays, of the chosen element type.

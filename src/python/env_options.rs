@@ -1,4 +1,4 @@
-//! The Python side of the env spec (`super::env_spec`): how each kind of option value looks to
+//! The Python side of the env spec (`crate::env_spec`): how each kind of option value looks to
 //! Python and is read from it (one arm per `OptionKind`, never one per option), the reading of
 //! keywords through the table, and `awale._core.env_options()`, `check_env_options()` and
 //! `env_spaces()`.
@@ -11,9 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::callable_policy::CallablePolicy;
-use super::env_spec::{find_option, EnvConfig, OptionDef, OptionKind, OPTIONS, SPACE_OPTIONS};
 use super::{rules_arg, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{ObsDtype, Opponent};
+use crate::env_spec::{find_option, EnvConfig, OptionDef, OptionKind, OPTIONS, SPACE_OPTIONS};
 
 /// Reads an integer argument that must lie in `lo..=hi`.
 fn int_in(obj: &Bound<'_, PyAny>, name: &str, lo: i64, hi: i64) -> PyResult<i64> {

@@ -23,7 +23,6 @@ mod batch;
 mod callable_policy;
 mod cli;
 mod env_options;
-mod env_spec;
 mod evaluator;
 mod game;
 mod game_run;

@@ -5,7 +5,8 @@
 //! observation layout), with the spaces they give ([`EnvConfig::spaces`]: the observation spec
 //! of `crate::batch::ObsSpec`, the action spec). The Python `Batch` keywords and pickles,
 //! `awale._core.env_options()`, `env_spaces()`, `awale.EnvSpec`, the environments' keywords,
-//! docs and Gymnasium spaces are derived from here (their Python side is `super::env_options`).
+//! docs and Gymnasium spaces are derived from here (their Python side is `src/python/env_options.rs`:
+//! the binding converts types, this table decides).
 //! A new option is one entry here plus its behaviour (and, for a `Batch` keyword, its typed line
 //! in `python/awale/_core.pyi`, which `tests/python/test_options.py` checks).
 
@@ -75,7 +76,7 @@ impl EnvConfig {
 
     /// Sets option `key` from its text form (as [`OptionDef::print`] writes it); opponent
     /// specs are read with `registry`'s agent kinds. The Python side reads values through
-    /// `super::env_options::read_options`; `set` and `get` are the text round trip the tests
+    /// the binding's `env_options::read_options`; `set` and `get` are the text round trip the tests
     /// check.
     #[cfg(test)]
     pub fn set(&mut self, key: &str, text: &str, registry: &Registry) -> Result<()> {
