@@ -98,7 +98,7 @@ OPPONENTS = ("self", "random", "capture", "greedy")
 #: The engine's option table (``awale._core.env_options()``), by key: every option of
 #: :class:`awale.Batch` and of the environments, with its type, defaults, the API flavours that
 #: take it and its help. ``EnvSpec``'s fields, the environments' keywords and their docs come
-#: from it; adding an option is one entry in ``src/python/env_spec.rs`` plus its behaviour.
+#: from it; adding an option is one entry in ``src/env_spec.rs`` plus its behaviour.
 OPTIONS: dict[str, "_core.EnvOption"] = {o.key: o for o in _core.env_options()}
 
 #: The options of the environments (every option a flavour other than ``"batch"`` takes), in

@@ -1,4 +1,4 @@
-"""The option table (`awale._core.env_options()`, `OPTIONS` in `src/python/env_spec.rs`) is the one
+"""The option table (`awale._core.env_options()`, `OPTIONS` in `src/env_spec.rs`) is the one
 list of the batch's and the environments' options: `Batch`'s keywords, its pickles, `EnvSpec`'s
 fields and every environment's keywords come from it."""
 
