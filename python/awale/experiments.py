@@ -26,7 +26,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from awale import _core
-from awale.tournament import _count, _folder_arg, _game_run, _on_ray, _progress_arg
+from awale.tournament import _count, _folder_arg, _game_run, _on_ray, _progress
 
 __all__ = ["match", "MatchResult", "ladder", "LadderResult"]
 
@@ -150,8 +150,7 @@ def match(
             progress=progress, **run,
         )
     game_run = _game_run(run, limit, shard)
-    bar, callback = _progress_arg(progress, "match")
-    try:
+    with _progress(progress, "match") as callback:
         text = _core.run_match(
             a,
             b,
@@ -162,9 +161,6 @@ def match(
             obs=obs,
             progress=callback,
         )
-    finally:
-        if bar is not None:
-            bar.close()
     return MatchResult(json.loads(text))
 
 
@@ -337,8 +333,7 @@ def ladder(
         )
     else:
         game_run = _game_run(run, limit, shard)
-        bar, callback = _progress_arg(progress, "ladder")
-        try:
+        with _progress(progress, "ladder") as callback:
             text = _core.run_ladder(
                 run_list,
                 anchors=anchors,
@@ -347,9 +342,6 @@ def ladder(
                 run=game_run,
                 progress=callback,
             )
-        finally:
-            if bar is not None:
-                bar.close()
         result = LadderResult(json.loads(text), str(out_path))
     if plot is not None:
         result.plot(plot)

@@ -19,7 +19,7 @@ import os
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from awale import _core
-from awale.tournament import _folder_arg, _progress_arg
+from awale.tournament import _folder_arg, _progress
 
 
 class Scorecard:
@@ -117,8 +117,7 @@ def scorecard(
         agent = os.fspath(agent)
     out = _folder_arg(out)
     tables = _folder_arg(tables, "tables")
-    bar, callback = _progress_arg(progress, "scorecard")
-    try:
+    with _progress(progress, "scorecard") as callback:
         text = _core.run_scorecard(
             agent,
             rules=rules,
@@ -129,9 +128,6 @@ def scorecard(
             obs=obs,
             progress=callback,
         )
-    finally:
-        if bar is not None:
-            bar.close()
     return Scorecard(json.loads(text))
 
 

@@ -29,10 +29,22 @@ threads at once says so with an attribute ``thread_safe = True`` and is then cal
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import numpy as np
 
@@ -137,6 +149,20 @@ def _progress_arg(
             return bar, bar
         return None, None
     raise TypeError(f"progress must be a bool or a function, got {type(progress).__name__}")
+
+
+@contextlib.contextmanager
+def _progress(
+    progress: Any, what: str = "tournament"
+) -> Iterator[Optional[Callable[[int, int], Any]]]:
+    """``progress=`` around one run: gives the callback to hand to the run (``None``, the
+    caller's function, or a bar) and closes the bar however the run ends."""
+    bar, callback = _progress_arg(progress, what)
+    try:
+        yield callback
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 class _Progress:
@@ -392,8 +418,7 @@ def tournament(
     if isinstance(anchor_rating, bool) or not isinstance(anchor_rating, (int, float)):
         raise TypeError(f"anchor_rating must be a number, got {type(anchor_rating).__name__}")
     out = _folder_arg(out)
-    bar, callback = _progress_arg(progress)
-    try:
+    with _progress(progress) as callback:
         text = _core.run_tournament(
             agents,
             rules=rules,
@@ -405,7 +430,4 @@ def tournament(
             obs=obs,
             progress=callback,
         )
-    finally:
-        if bar is not None:
-            bar.close()
     return TournamentResult(json.loads(text))
