@@ -140,16 +140,17 @@ impl Registry {
     }
 
     /// Adds (or replaces) a kind whose every [`Registry::factory`] call gets a factory of its own
-    /// from `session` (see [`SessionFactory`]); `factory` is not used to build agents, only kept
-    /// for the entry's completeness.
+    /// from `session` (see [`SessionFactory`]); a lone [`Registry::build`] too.
     pub fn register_session(
         &mut self,
         kind: &str,
         summary: &str,
         options: Vec<(String, String)>,
-        factory: AgentFactory,
         session: SessionFactory,
     ) {
+        let fresh = session.clone();
+        let factory: AgentFactory =
+            Arc::new(move |spec: &AgentSpec, rules: &Rules| fresh()(spec, rules));
         self.insert(RegistryEntry {
             kind: kind.to_string(),
             summary: summary.to_string(),

@@ -45,10 +45,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = args.rules.parse()?;
     let spec: AgentSpec = args.spec.parse()?;
-    let registry = awale::agent_kinds::available();
-    // Built once before the protocol starts, so that a bad spec fails here with its reason.
-    registry.build(&spec, &rules)?;
-    let factory = registry.factory(&spec)?;
+    // `serve` builds the agent before it reads a command: a bad spec fails there, with its reason.
+    let factory = awale::agent_kinds::available().factory(&spec)?;
     let make = move |rules: &Rules| factory(&spec, rules);
     awale::uci_server::serve(&make, rules, args.seed, io::stdin().lock(), io::stdout())?;
     Ok(())

@@ -25,15 +25,13 @@ pub struct PyAgent {
 }
 
 impl PyAgent {
+    fn closed(&self) -> PyErr {
+        PyValueError::new_err(format!("agent '{}' is closed", self.name))
+    }
+
     fn with_agent<T>(&self, f: impl FnOnce(&mut Box<dyn Agent>) -> T) -> PyResult<T> {
         let mut slot = self.agent.lock().unwrap_or_else(|e| e.into_inner());
-        match slot.as_mut() {
-            Some(a) => Ok(f(a)),
-            None => Err(PyValueError::new_err(format!(
-                "agent '{}' is closed",
-                self.name
-            ))),
-        }
+        slot.as_mut().map(f).ok_or_else(|| self.closed())
     }
 }
 
@@ -146,9 +144,7 @@ impl PyAgent {
             )));
         }
         let mut slot = self.agent.lock().unwrap_or_else(|e| e.into_inner());
-        let agent = slot
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err(format!("agent '{}' is closed", self.name)))?;
+        let agent = slot.as_mut().ok_or_else(|| self.closed())?;
         let chosen = py.detach(|| agent.select(&Turn::from_game(&game)));
         let house = chosen.map_err(value_error)?;
         if game.legal_mask() & (1 << house) == 0 {
