@@ -222,13 +222,14 @@ const FILES_BEGIN: &str = "<!-- files: begin -->";
 const FILES_END: &str = "<!-- files: end -->";
 
 /// The sections of "What each file owns", from the bottom layer up.
-const SECTIONS: [&str; 13] = [
+const SECTIONS: [&str; 14] = [
     "src/engine/",
     "src/uci/",
     "src/batch/",
     "src/tablebase/",
     "src/agents/",
     "src/agents/engine/",
+    "src/search/",
     "src/",
     "src/tournament/",
     "src/az/",

@@ -5,12 +5,12 @@
 //! so in the CHANGELOG with new digests.
 
 use awale::agents::{build_agent, Turn};
-use awale::az::batch_search::BatchSearch;
 use awale::az::data::{ByteWriter, ReplayBuffer};
 use awale::az::network::{Network, NetworkEvaluator};
 use awale::az::selfplay::{play_out, SelfPlay, SelfPlaySettings};
 use awale::az::TrainConfig;
 use awale::batch::ObsEncoding;
+use awale::search::BatchSearch;
 use awale::search::{
     Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
 };
@@ -58,10 +58,7 @@ fn digest(s: &str) -> String {
 }
 
 fn settings(kind: SearchKind) -> SearchSettings {
-    SearchSettings {
-        kind,
-        ..SearchSettings::default()
-    }
+    SearchSettings::of_kind(kind)
 }
 
 /// Positions reached by a few random moves in `preset`.
@@ -75,7 +72,9 @@ fn positions(preset: &str, n: usize) -> (Rules, Vec<State>) {
             s = State::initial(&rules, 0);
         }
         out.push(s);
-        let legal: Vec<usize> = (0..16).filter(|h| s.legal_mask(&rules) >> h & 1 == 1).collect();
+        let legal: Vec<usize> = (0..16)
+            .filter(|h| s.legal_mask(&rules) >> h & 1 == 1)
+            .collect();
         s.apply_unchecked(&rules, legal[rng.random_range(0..legal.len())]);
         if s.is_over() {
             continue;
@@ -95,7 +94,7 @@ fn one_tree(kind: SearchKind, preset: &str, noise: bool) -> String {
     let mut out = String::new();
     for root in roots {
         for budget in [1, 7, 50] {
-            search.start(root, budget, noise, 0.8);
+            search.start(root, budget, noise.then_some(0.8));
             while let Some(leaf) = search.next_leaf(&mut rng) {
                 eval.evaluate(&[leaf], &mut evals);
                 search.deliver(&evals[0], &mut rng);
@@ -141,7 +140,7 @@ fn many_tree_results_are_pinned() {
     let mut got = Vec::new();
     for kind in [SearchKind::Gumbel, SearchKind::Puct, SearchKind::Uct] {
         let (rules, roots) = positions("abapa", 9);
-        let mut b = BatchSearch::new(rules, settings(kind), &roots, 40, true, 1.0, 3).unwrap();
+        let mut b = BatchSearch::new(rules, settings(kind), &roots, 40, Some(1.0), 3).unwrap();
         b.run(&mut BoardEvaluator(rules), 4);
         let out: String = b.results().iter().map(text).collect();
         got.push(format!("{kind:?}: {} {}", digest(&out), b.batches()));
@@ -306,7 +305,7 @@ fn the_nn_agent_is_pinned() {
         random.reset(4);
         while !g.is_over() && g.moves().len() < 40 {
             let turn = Turn::from_game(&g);
-            let mv = if g.moves().len() % 2 == 0 {
+            let mv = if g.moves().len().is_multiple_of(2) {
                 a.select(&turn).unwrap()
             } else {
                 random.select(&turn).unwrap()

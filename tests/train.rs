@@ -12,16 +12,13 @@ use awale::search::{
 };
 use awale::tournament::GameRunConfig;
 use awale::train::training::{run, RunOptions};
-use awale::train::{LeafEvaluator, TrainConfig, TrainError, Trainer};
+use awale::train::{TrainConfig, TrainError, Trainer};
 use awale::{Game, Rules, State};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn settings(kind: SearchKind) -> SearchSettings {
-    SearchSettings {
-        kind,
-        ..SearchSettings::default()
-    }
+    SearchSettings::of_kind(kind)
 }
 
 /// Runs one search with the uniform network and returns its result.
@@ -33,13 +30,8 @@ fn search_uniform(
 ) -> awale::train::GuidedSearchResult {
     let mut search = Search::new(*rules, settings(kind));
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let mut ev = UniformEvaluator;
-    let mut out = Vec::new();
-    search.start(state, sims, false, 0.0);
-    while let Some(leaf) = search.next_leaf(&mut rng) {
-        ev.evaluate(&[leaf], &mut out);
-        search.deliver(&out[0], &mut rng);
-    }
+    search.start(state, sims, None);
+    search.run(&mut UniformEvaluator, &mut rng, None);
     assert!(search.is_done());
     search.result()
 }

@@ -1,5 +1,5 @@
 //! Monte-Carlo tree search: UCT with random playouts, for every preset, the multi-player game
-//! included. The agent is the guided search of [`crate::search`] ([`SearchKind::Uct`]) with
+//! included. The agent is the guided search of [`crate::search`] ([`Uct`]) with
 //! [`PlayoutEvaluator`] as its evaluator: one tree for the whole project.
 //!
 //! Each node keeps the sum of the returns of every player (max^n): at a node, the player to
@@ -38,11 +38,11 @@ use rand_chacha::ChaCha8Rng;
 use super::kind::{self, AgentKind, AgentOption};
 use super::mcts_classic::ClassicTree;
 use super::playout::PlayoutEvaluator;
-use super::stop::{stopped, StopSignal};
+use super::stop::{search_limit, StopSignal};
 use super::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
-use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings};
+use crate::search::{Backup, Policy, Search, SearchSettings, Uct};
 use crate::utility::Utility;
 
 /// Which tree an [`Mcts`] agent searches with (spec option `tree=`).
@@ -150,7 +150,6 @@ pub struct Mcts {
     /// The guided tree and its evaluator, for the rules of the last move.
     guided: Option<(Rules, Search, PlayoutEvaluator)>,
     classic: ClassicTree,
-    evals: Vec<Evaluation>,
     last: Option<MctsResult>,
     /// Read with the clock ([`Agent::set_stop`]).
     stop: Option<StopSignal>,
@@ -167,7 +166,6 @@ impl Mcts {
             rng: ChaCha8Rng::seed_from_u64(seed),
             guided: None,
             classic: ClassicTree::default(),
-            evals: Vec::with_capacity(1),
             last: None,
             stop: None,
         }
@@ -184,19 +182,12 @@ impl Mcts {
         &self.cfg
     }
 
-    /// The guided search's settings for `c` and `utility`: UCT, every other constant unused.
+    /// The guided search's settings for `c` and `utility`: UCT with max^n backup.
     pub fn settings(c: f32, utility: Utility) -> SearchSettings {
         SearchSettings {
-            kind: SearchKind::Uct,
-            c_puct: 0.0,
-            dirichlet_alpha: 1.0,
-            dirichlet_fraction: 0.0,
-            gumbel_actions: 1,
-            c_visit: 0.0,
-            c_scale: 0.0,
-            c_uct: c,
+            policy: Policy::Uct(Uct { c }),
             utility,
-            backup: crate::search::Backup::Maxn,
+            backup: Backup::Maxn,
         }
     }
 
@@ -263,36 +254,11 @@ impl Mcts {
             ));
         }
         let (_, search, playouts) = self.guided.as_mut().expect("set above");
-        let stop = self.stop.as_ref();
-        playouts.set_limits(deadline, stop.cloned());
+        playouts.set_limits(deadline, self.stop.clone());
         search.set_history(history);
-        search.start(root, self.cfg.sims, false, 0.0);
-        // The root's own evaluation counts no simulation: at least one simulation follows it.
-        // Against a clock or a stop signal, one simulation per `next_leaf`: it reads them before
-        // each one, the simulations that end in a finished game inside the tree included
-        // (`next_leaf` runs those without returning, and in a solved endgame there is nothing
-        // else). The tree is the same as with the whole budget at once (UCT does not look at
-        // the budget).
-        let step = deadline.is_some() || stop.is_some();
-        loop {
-            let done = search.simulations();
-            if step {
-                if done > 0 && (stopped(stop) || deadline.is_some_and(|d| Instant::now() >= d)) {
-                    break;
-                }
-                search.set_budget((done + 1).min(self.cfg.sims));
-            }
-            let Some(leaf) = search.next_leaf(&mut self.rng) else {
-                // A step that ended in a finished game: the search goes on while it moves.
-                let now = search.simulations();
-                if step && now > done && now < self.cfg.sims {
-                    continue;
-                }
-                break;
-            };
-            playouts.evaluate(&[leaf], &mut self.evals);
-            search.deliver(&self.evals[0], &mut self.rng);
-        }
+        search.start(root, self.cfg.sims, None);
+        let limit = search_limit(deadline, self.stop.as_ref());
+        search.run(playouts, &mut self.rng, limit.as_ref().map(|f| f as _));
         let r = search.result();
         let children = (0..rules.houses as usize)
             .filter(|&a| r.legal >> a & 1 == 1)

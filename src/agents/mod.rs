@@ -61,7 +61,7 @@ pub use playout::PlayoutEvaluator;
 pub use random::RandomAgent;
 pub use registry::{build_agent, Registry, RegistryEntry, SessionFactory};
 pub use spec::{parse_agent_list, AgentSpec};
-pub use stop::StopSignal;
+pub use stop::{search_limit, StopSignal};
 pub use thoughts::{MoveThought, Thoughts};
 
 /// What an agent sees when it is asked to move: the rules, the position, and the positions seen

@@ -1,5 +1,5 @@
 //! Random playouts as a [`LeafEvaluator`]: equal logits, and for the value the outcome of one
-//! game played on from the leaf with uniformly random moves. With [`SearchKind::Uct`] this
+//! game played on from the leaf with uniformly random moves. With [`Uct`] this
 //! makes the guided search plain MCTS (the `mcts` agent); with PUCT or Gumbel, MCTS with
 //! uniform priors.
 //!
@@ -8,29 +8,20 @@
 //! -1 for the others). Under a cycle rule a position repeated within the playout ends it as the
 //! rules say (the window starts at the leaf and restarts at each capture).
 //!
-//! [`SearchKind::Uct`]: crate::search::SearchKind::Uct
+//! [`Uct`]: crate::search::Uct
 //!
 //! ```
 //! use awale::agents::PlayoutEvaluator;
-//! use awale::search::{LeafEvaluator, Search, SearchKind, SearchSettings};
+//! use awale::search::LeafEvaluator;
 //! use awale::{Rules, State};
-//! use rand::SeedableRng;
 //!
 //! let rules = Rules::abapa();
 //! // House F captures 5 and reaches 25 seeds: an immediate win.
 //! let s = State::from_parts(&rules, &[1, 0, 0, 0, 0, 2, 1, 2, 5, 0, 0, 0], &[20, 17], 0, 0).unwrap();
-//! let settings = SearchSettings { kind: SearchKind::Uct, c_uct: 1.4, ..Default::default() };
-//! let mut search = Search::new(rules, settings);
 //! let mut eval = PlayoutEvaluator::new(rules, 300, 1);
-//! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
 //! let mut out = Vec::new();
-//! search.start(s, 300, false, 0.0);
-//! while let Some(leaf) = search.next_leaf(&mut rng) {
-//!     eval.evaluate(&[leaf], &mut out);
-//!     assert!(out[0].values[..2].iter().all(|v| (-1.0..=1.0).contains(v)));
-//!     search.deliver(&out[0], &mut rng);
-//! }
-//! assert_eq!(search.result().action, 5);
+//! eval.evaluate(&[s], &mut out);
+//! assert!(out[0].values[..2].iter().all(|v| (-1.0..=1.0).contains(v)));
 //! ```
 
 use std::time::Instant;

@@ -55,3 +55,17 @@ impl StopSignal {
 pub(crate) fn stopped(stop: Option<&StopSignal>) -> bool {
     stop.is_some_and(StopSignal::is_stopped)
 }
+
+/// The limit of a search that reads a clock and a stop signal
+/// ([`crate::search::Search::run`]): `None` when there is neither, else a test that is true once
+/// `deadline` has passed or `stop` is raised.
+pub fn search_limit(
+    deadline: Option<std::time::Instant>,
+    stop: Option<&StopSignal>,
+) -> Option<impl Fn() -> bool + use<>> {
+    if deadline.is_none() && stop.is_none() {
+        return None;
+    }
+    let stop = stop.cloned();
+    Some(move || stopped(stop.as_ref()) || deadline.is_some_and(|d| std::time::Instant::now() >= d))
+}

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::{TrainError, TrainResult};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
-use crate::search::{SearchKind, SearchSettings};
+use crate::search::{Gumbel, Policy, Puct, SearchKind, SearchSettings, Uct};
 use crate::tablebase::table_rules;
 
 /// The whole configuration of a training run.
@@ -261,19 +261,22 @@ impl Default for NetworkConfig {
 }
 
 impl Default for SearchConfig {
+    /// The policies' own defaults ([`Puct`], [`Gumbel`], [`Uct`]), and the simulation counts of
+    /// a 2-core run.
     fn default() -> Self {
+        let (puct, gumbel, uct) = (Puct::default(), Gumbel::default(), Uct::default());
         SearchConfig {
             kind: SearchKind::Gumbel,
             simulations: 32,
             fast_simulations: 8,
             full_search_prob: 0.25,
-            c_puct: 1.5,
-            dirichlet_alpha: 0.5,
-            dirichlet_fraction: 0.25,
-            gumbel_actions: 6,
-            gumbel_c_visit: 50.0,
-            gumbel_c_scale: 0.1,
-            c_uct: 1.4,
+            c_puct: puct.c_puct,
+            dirichlet_alpha: puct.dirichlet_alpha,
+            dirichlet_fraction: puct.dirichlet_fraction,
+            gumbel_actions: gumbel.actions,
+            gumbel_c_visit: gumbel.c_visit,
+            gumbel_c_scale: gumbel.c_scale,
+            c_uct: uct.c,
             utility: crate::Utility::Outcome,
             backup: crate::search::Backup::Maxn,
             play_kind: None,
@@ -281,41 +284,40 @@ impl Default for SearchConfig {
     }
 }
 
-// The settings of a search come from its config section here, on the config's side, so that
+// A config section makes the settings of its search here, on the config's side, so that
 // `search` does not depend on `config` (`config` uses `search::SearchKind`).
-impl SearchSettings {
-    /// The settings of a search config section.
-    pub fn from_config(c: &SearchConfig) -> SearchSettings {
+impl SearchConfig {
+    /// The settings of self-play's search: the policy of `kind` with this section's constants.
+    pub fn settings(&self) -> SearchSettings {
+        self.settings_of(self.kind)
+    }
+
+    /// The settings of the trained network at play (the `nn` agent, the evaluations): `play_kind`'s
+    /// policy when set, else `kind`'s.
+    pub fn play_settings(&self) -> SearchSettings {
+        self.settings_of(self.play_kind.unwrap_or(self.kind))
+    }
+
+    /// The policy of `kind` with this section's constants, its utility and backup.
+    pub fn settings_of(&self, kind: SearchKind) -> SearchSettings {
+        let policy = match kind {
+            SearchKind::Puct => Policy::Puct(Puct {
+                c_puct: self.c_puct,
+                dirichlet_alpha: self.dirichlet_alpha,
+                dirichlet_fraction: self.dirichlet_fraction,
+            }),
+            SearchKind::Gumbel => Policy::Gumbel(Gumbel {
+                actions: self.gumbel_actions,
+                c_visit: self.gumbel_c_visit,
+                c_scale: self.gumbel_c_scale,
+            }),
+            SearchKind::Uct => Policy::Uct(Uct { c: self.c_uct }),
+        };
         SearchSettings {
-            kind: c.kind,
-            c_puct: c.c_puct,
-            dirichlet_alpha: c.dirichlet_alpha,
-            dirichlet_fraction: c.dirichlet_fraction,
-            gumbel_actions: c.gumbel_actions,
-            c_visit: c.gumbel_c_visit,
-            c_scale: c.gumbel_c_scale,
-            c_uct: c.c_uct,
-            utility: c.utility,
-            backup: c.backup,
+            policy,
+            utility: self.utility,
+            backup: self.backup,
         }
-    }
-}
-
-impl SearchSettings {
-    /// The settings of the trained network at play: [`SearchSettings::from_config`] with
-    /// `play_kind` as the selection rule, when set.
-    pub fn for_play(c: &SearchConfig) -> SearchSettings {
-        let mut s = SearchSettings::from_config(c);
-        if let Some(kind) = c.play_kind {
-            s.kind = kind;
-        }
-        s
-    }
-}
-
-impl Default for SearchSettings {
-    fn default() -> Self {
-        SearchSettings::from_config(&SearchConfig::default())
     }
 }
 

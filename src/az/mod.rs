@@ -14,12 +14,12 @@
 //!
 //! - [`config`]: the training configuration ([`TrainConfig`], read from TOML), with the
 //!   fingerprint that ties a checkpoint to the settings it was made under, and the search settings
-//!   of its `[search]` section ([`SearchSettings::from_config`]).
+//!   of its `[search]` section (`SearchConfig::settings`).
 //! - [`network`]: the [`Network`] trait (a batch of encoded observations in, policy logits and
 //!   values out), the input encoding ([`encode_batch`], [`input_scale`]) and [`NetworkEvaluator`],
 //!   which turns a network into a [`LeafEvaluator`] of positions.
-//! - [`crate::search`]: MCTS guided by an evaluator, one tree per game, with leaves of many games evaluated
-//!   in one batch: PUCT with Dirichlet root noise, or Gumbel root search with sequential halving.
+//! - [`crate::search`] (below this module): MCTS guided by an evaluator, one tree per game, with
+//!   leaves of many games evaluated in one batch: Gumbel, PUCT or UCT.
 //! - [`selfplay`]: many concurrent self-play games sharded over worker threads, each shard feeding
 //!   its own batched evaluator, with playout-cap randomisation and a temperature schedule.
 //!   Its byte codec (the games in progress that checkpoints and workers hold) is `selfplay/codec.rs`.
@@ -50,7 +50,6 @@ use thiserror::Error;
 
 use crate::error::AwaleError;
 
-pub mod batch_search;
 pub mod checkpoint;
 pub mod config;
 pub mod data;

@@ -41,7 +41,9 @@ use super::TrainResult;
 use crate::agents::{derive_seed, random_bit};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
-use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings, MAX_ACTIONS};
+use crate::search::{
+    Evaluation, Forest, LeafEvaluator, Rounds, Search, SearchSettings, MAX_ACTIONS,
+};
 use crate::state::State;
 
 mod codec;
@@ -77,7 +79,7 @@ impl SelfPlaySettings {
     /// The settings of a training configuration.
     pub fn from_config(cfg: &super::TrainConfig) -> SelfPlaySettings {
         SelfPlaySettings {
-            search: SearchSettings::from_config(&cfg.search),
+            search: cfg.search.settings(),
             simulations: cfg.search.simulations,
             fast_simulations: cfg.search.fast_simulations,
             full_search_prob: cfg.search.full_search_prob,
@@ -187,9 +189,8 @@ struct Shard {
     next_game: u64,
     /// The number of shards.
     stride: u64,
-    leaves: Vec<State>,
-    owners: Vec<usize>,
-    evals: Vec<Evaluation>,
+    /// The many-tree driver of the shard's searches.
+    rounds: Rounds,
 }
 
 impl SelfPlay {
@@ -335,9 +336,7 @@ impl Shard {
             index: w,
             next_game: w,
             stride,
-            leaves: Vec::new(),
-            owners: Vec::new(),
-            evals: Vec::new(),
+            rounds: Rounds::default(),
         };
         for _ in 0..concurrent {
             let slot = sp.new_game();
@@ -391,43 +390,27 @@ impl Shard {
     ) -> (SelfPlayStats, Vec<Sample>) {
         let mut stats = SelfPlayStats::default();
         let mut buffer = Vec::new();
-        let buffer = &mut buffer;
+        let mut rounds = std::mem::take(&mut self.rounds);
         while (stats.positions as usize) < min_positions
             && !self.slots.is_empty()
             && !evaluator.stopped()
         {
-            self.leaves.clear();
-            self.owners.clear();
-            for i in 0..self.slots.len() {
-                loop {
-                    let slot = &mut self.slots[i];
-                    if !slot.searching {
-                        self.begin_search(i);
-                    }
-                    let slot = &mut self.slots[i];
-                    match slot.search.next_leaf(&mut slot.rng) {
-                        Some(s) => {
-                            self.leaves.push(s);
-                            self.owners.push(i);
-                            break;
-                        }
-                        None => self.play_move(i, buffer, &mut stats),
-                    }
-                }
-            }
-            evaluator.evaluate(&self.leaves, &mut self.evals);
-            stats.evaluations += self.leaves.len() as u64;
+            let mut games = Games {
+                shard: self,
+                buffer: &mut buffer,
+                stats: &mut stats,
+            };
+            // Every game gives a leaf each round: the batch is the shard's games.
+            let n = rounds.round(&mut games, evaluator, usize::MAX);
+            stats.evaluations += n as u64;
             stats.batches += 1;
-            stats.max_batch = stats.max_batch.max(self.leaves.len());
-            for (k, &i) in self.owners.iter().enumerate() {
-                let slot = &mut self.slots[i];
-                slot.search.deliver(&self.evals[k], &mut slot.rng);
-            }
+            stats.max_batch = stats.max_batch.max(n);
         }
+        self.rounds = rounds;
         for slot in &mut self.slots {
             slot.searching = false;
         }
-        (stats, std::mem::take(buffer))
+        (stats, buffer)
     }
 
     fn temperature(&self, state: &State) -> f32 {
@@ -445,12 +428,8 @@ impl Shard {
         let slot = &mut self.slots[i];
         slot.full = p >= 1.0 || slot.rng.random_bool(p);
         let budget = if slot.full { sims } else { fast };
-        let noise = match st.search.kind {
-            SearchKind::Puct => slot.full,
-            SearchKind::Gumbel => t > 0.0,
-            SearchKind::Uct => false,
-        };
-        slot.search.start(slot.state, budget, noise, t);
+        let noise = st.search.policy.self_play_noise(slot.full, t);
+        slot.search.start(slot.state, budget, noise);
         slot.searching = true;
     }
 
@@ -458,29 +437,10 @@ impl Shard {
         let t = self.temperature(&self.slots[i].state);
         let rules = self.rules;
         let h = rules.houses as usize;
-        let kind = self.settings.search.kind;
+        let policy = self.settings.search.policy;
         let slot = &mut self.slots[i];
         let res = slot.search.result();
-        let action = match kind {
-            SearchKind::Gumbel => res.action,
-            SearchKind::Puct | SearchKind::Uct if t > 0.0 && res.visits.iter().any(|&v| v > 0) => {
-                let w: Vec<f64> = (0..h)
-                    .map(|a| (res.visits[a] as f64).powf(1.0 / t as f64))
-                    .collect();
-                let total: f64 = w.iter().sum();
-                let mut x = slot.rng.random_range(0.0..total);
-                let mut pick = res.action;
-                for (a, &wa) in w.iter().enumerate() {
-                    if wa > 0.0 && x < wa {
-                        pick = a;
-                        break;
-                    }
-                    x -= wa;
-                }
-                pick
-            }
-            SearchKind::Puct | SearchKind::Uct => res.action,
-        };
+        let action = policy.self_play_move(&res, h, t, &mut slot.rng);
         if slot.full {
             slot.pending.push(Pending {
                 state: slot.state,
@@ -584,6 +544,38 @@ impl Shard {
     }
 }
 
+/// A shard's games as the trees of a [`Forest`]: a game whose search is complete plays its
+/// move (a finished game's samples go to `buffer`) and starts the next search in the same round.
+struct Games<'a> {
+    shard: &'a mut Shard,
+    buffer: &'a mut Vec<Sample>,
+    stats: &'a mut SelfPlayStats,
+}
+
+impl Forest for Games<'_> {
+    fn trees(&self) -> usize {
+        self.shard.slots.len()
+    }
+
+    fn next_leaf(&mut self, i: usize) -> Option<State> {
+        loop {
+            if !self.shard.slots[i].searching {
+                self.shard.begin_search(i);
+            }
+            let slot = &mut self.shard.slots[i];
+            match slot.search.next_leaf(&mut slot.rng) {
+                Some(s) => return Some(s),
+                None => self.shard.play_move(i, self.buffer, self.stats),
+            }
+        }
+    }
+
+    fn deliver(&mut self, i: usize, evaluation: &Evaluation) {
+        let slot = &mut self.shard.slots[i];
+        slot.search.deliver(evaluation, &mut slot.rng);
+    }
+}
+
 /// The value targets (every player, `state`'s mover first) and the score target of a position
 /// of a game that ended with the stores `scores` (outcome `z`, one per player), the value mixed
 /// by `mix` with the search's `search_value`; `total` is the seeds in play.
@@ -627,13 +619,9 @@ pub fn play_out(
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let mut history = History::new();
     history.reset(&state);
-    let mut evals = Vec::new();
     while !state.is_over() {
-        search.start(state, sims, false, 0.0);
-        while let Some(leaf) = search.next_leaf(&mut rng) {
-            evaluator.evaluate(&[leaf], &mut evals);
-            search.deliver(&evals[0], &mut rng);
-        }
+        search.start(state, sims, None);
+        search.run(evaluator, &mut rng, None);
         let info = state.apply_unchecked(rules, search.result().action);
         history.record(rules, &mut state, &info);
     }

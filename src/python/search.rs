@@ -16,12 +16,12 @@ use super::batch::PyBatch;
 use super::evaluator::{EvaluatorArg, Failure};
 use super::game::PyState;
 use super::{exceptions, rules_arg, seed_arg, type_name};
-use crate::az::batch_search::BatchSearch;
 use crate::az::config::{SearchConfig, SelfPlayConfig, TrainConfig};
 use crate::az::network::encode_batch;
 use crate::az::selfplay::{SelfPlay, SelfPlaySettings};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
+use crate::search::BatchSearch;
 use crate::search::{Evaluation, GuidedSearchResult, LeafEvaluator, SearchSettings};
 use crate::state::State;
 
@@ -270,8 +270,15 @@ pub(crate) fn run_search(
     arg: &EvaluatorArg,
     batch_size: usize,
 ) -> PyResult<(Vec<GuidedSearchResult>, u64, u64)> {
-    let mut bs = BatchSearch::new(rules, settings, roots, sims, noise, temperature, seed)
-        .map_err(super::value_error)?;
+    let mut bs = BatchSearch::new(
+        rules,
+        settings,
+        roots,
+        sims,
+        noise.then_some(temperature),
+        seed,
+    )
+    .map_err(super::value_error)?;
     let failure = Failure::default();
     let mut ev = Interruptible::new(arg.make(&rules, seed, &failure), &failure);
     py.detach(|| bs.run(&mut ev, batch_size));
@@ -407,7 +414,7 @@ pub(crate) fn search(
     };
     let cfg = config_with(&rules, options, false)?;
     let arg = EvaluatorArg::read(evaluate, Some(&rules), encoding, obs_scale)?;
-    let settings = SearchSettings::from_config(&cfg.search);
+    let settings = cfg.search.settings();
     let (results, evaluations, batches) = run_search(
         py,
         rules,
@@ -686,7 +693,7 @@ impl PySearchAgent {
             batch_size: 1,
             encoding,
             obs_scale: obs_scale.to_string(),
-            settings: SearchSettings::from_config(&cfg.search),
+            settings: cfg.search.settings(),
             config: cfg,
             name,
             options: options.map(|o| o.copy()).transpose()?.map(Bound::unbind),

@@ -31,14 +31,16 @@ use super::game_run::{describe, game_run_arg, run_in_background, FailKind, Share
 use super::search::PySearchAgent;
 use super::{rules_arg, type_name, value_error};
 use crate::agents::{parse_agent_list, Agent, AgentSpec, Registry, Turn};
-use crate::az::batch_search::BatchSearch;
 use crate::batch::{encode_state, ObsEncoding};
 use crate::error::Result;
 use crate::rules::Rules;
+use crate::search::Search;
 use crate::search::SearchSettings;
 use crate::tournament::{
     run_observed, Entrant, Format, GameResult, TournamentConfig, TournamentReport,
 };
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 /// A Python callable `(observation, mask) -> int` as an agent.
 struct PyAgent {
@@ -287,6 +289,7 @@ fn entrant(
                     seed,
                     arg: arg.clone(),
                     shared: sh.clone(),
+                    stop: None,
                 }) as Box<dyn Agent>)
             })
         }
@@ -295,9 +298,8 @@ fn entrant(
 
 /// An `awale.SearchAgent` at play: a search of `sims` simulations from the turn's position,
 /// guided by its evaluator, no noise; the search's move. A failure of a Python evaluator stops
-/// the tournament as a callable's does. It keeps [`Agent::set_stop`]'s default (the signal is
-/// not read): its search is a [`BatchSearch`] run to the end, whose results need every
-/// simulation done; reading the signal per simulation needs a result of a search cut short.
+/// the tournament as a callable's does. A stop signal ([`Agent::set_stop`]) is read before
+/// every simulation: the search ends there with the move it prefers so far.
 struct SearchPlayer {
     name: String,
     settings: SearchSettings,
@@ -305,6 +307,7 @@ struct SearchPlayer {
     seed: u64,
     arg: Arc<EvaluatorArg>,
     shared: Arc<Shared>,
+    stop: Option<crate::agents::StopSignal>,
 }
 
 impl Agent for SearchPlayer {
@@ -315,16 +318,14 @@ impl Agent for SearchPlayer {
     fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
         let failure = EvalFailure::default();
         let mut ev = self.arg.make(turn.rules, self.seed, &failure);
-        let mut search = BatchSearch::new(
-            *turn.rules,
-            self.settings,
-            &[*turn.state],
-            self.sims,
-            false,
-            0.0,
-            self.seed,
-        )?;
-        search.run(&mut *ev, 1);
+        if turn.state.is_over() {
+            return Err(crate::agents::no_move(&self.name, turn.state));
+        }
+        let mut search = Search::new(*turn.rules, self.settings);
+        let mut rng = ChaCha8Rng::seed_from_u64(crate::agents::derive_seed(self.seed, 0));
+        search.start(*turn.state, self.sims, None);
+        let limit = crate::agents::search_limit(None, self.stop.as_ref());
+        search.run(&mut *ev, &mut rng, limit.as_ref().map(|f| f as _));
         if let Some(e) = failure.take() {
             let reason = Python::attach(|py| format!("raised {}", describe(py, &e)));
             let ply = turn.state.ply() + 1;
@@ -332,10 +333,14 @@ impl Agent for SearchPlayer {
                 .shared
                 .fail(&self.name, ply, reason, FailKind::Raised(e)));
         }
-        Ok(search.results()[0].action)
+        Ok(search.result().action)
     }
 
     fn reset(&mut self, _seed: u64) {}
+
+    fn set_stop(&mut self, stop: crate::agents::StopSignal) {
+        self.stop = Some(stop);
+    }
 }
 
 /// One game as a dict (its record as text; `forfeit` None unless a seat lost by forfeit).

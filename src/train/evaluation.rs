@@ -11,7 +11,6 @@ use super::trainer::Trainer;
 use super::{TrainConfig, TrainResult};
 use crate::agents::{derive_seed, Agent, AgentSpec, Registry};
 use crate::endgame::{endgame_accuracy, endgame_positions};
-use crate::search::SearchSettings;
 use crate::tablebase::Tablebase;
 use crate::tournament::{self, Entrant, Format, GameRunConfig, TournamentConfig};
 
@@ -56,7 +55,7 @@ pub fn evaluate_core(
     let t0 = Instant::now();
     let rules = core.rules;
     let name = "network".to_string();
-    let settings = SearchSettings::for_play(&cfg.search);
+    let settings = cfg.search.play_settings();
     let network = || {
         let (core, name) = (core.clone(), name.clone());
         Entrant::new(name.clone(), move || {

@@ -20,12 +20,14 @@ use rand_chacha::ChaCha8Rng;
 pub use super::model::load_model;
 use super::net_core::NetCore;
 use super::TrainResult;
-use crate::agents::{no_move, Agent, MoveThought, PlayoutEvaluator, StopSignal, Thoughts, Turn};
+use crate::agents::{
+    no_move, search_limit, Agent, MoveThought, PlayoutEvaluator, StopSignal, Thoughts, Turn,
+};
 use crate::agents::{AgentSpec, Registry};
 use crate::az::network::NetworkEvaluator;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
-use crate::search::{Evaluation, LeafEvaluator, Search, SearchKind, SearchSettings};
+use crate::search::{Mix, Policy, Search, SearchKind, SearchSettings};
 use crate::state::State;
 use crate::tablebase::Tablebase;
 
@@ -46,8 +48,6 @@ pub struct NnAgent {
     sims: u32,
     search: Search,
     rng: ChaCha8Rng,
-    features: Vec<f32>,
-    evals: Vec<Evaluation>,
     /// The last move's search and the mover, for [`Agent::thoughts`].
     last: Option<(crate::search::GuidedSearchResult, usize)>,
     /// Endgame tables probed at the root.
@@ -59,7 +59,6 @@ pub struct NnAgent {
     /// AlphaGo's leaf evaluation: the weight λ of one random playout's result in each leaf's
     /// value, and the playouts ([`NnAgent::with_rollouts`]).
     rollouts: Option<(f32, PlayoutEvaluator)>,
-    playout_evals: Vec<Evaluation>,
 }
 
 impl NnAgent {
@@ -77,14 +76,11 @@ impl NnAgent {
             sims,
             search: Search::new(rules, settings),
             rng: ChaCha8Rng::seed_from_u64(0),
-            features: Vec::new(),
-            evals: Vec::new(),
             last: None,
             tablebase: None,
             time_ms: 0,
             stop: None,
             rollouts: None,
-            playout_evals: Vec::new(),
         }
     }
 
@@ -131,44 +127,17 @@ impl NnAgent {
     pub fn analyse(&mut self, state: &State) -> crate::search::GuidedSearchResult {
         let deadline =
             (self.time_ms > 0).then(|| Instant::now() + Duration::from_millis(self.time_ms));
-        let limited = deadline.is_some() || self.stop.is_some();
-        // Against a clock, PUCT steps its budget one simulation at a time so that the
-        // simulations ending in a finished game inside the tree read it too (its choices do not
-        // depend on the budget); Gumbel keeps its whole budget, whose visit schedule it follows,
-        // and reads the clock before each leaf.
-        let step = limited && self.search.settings().kind != SearchKind::Gumbel;
-        self.search.start(*state, self.sims, false, 0.0);
-        loop {
-            let done = self.search.simulations();
-            if limited
-                && done > 0
-                && (self.stop.as_ref().is_some_and(StopSignal::is_stopped)
-                    || deadline.is_some_and(|d| Instant::now() >= d))
-            {
-                break;
+        let limit = search_limit(deadline, self.stop.as_ref());
+        let limit = limit.as_ref().map(|f| f as _);
+        let mut net = NetworkEvaluator::new(&*self.core);
+        self.search.start(*state, self.sims, None);
+        match &mut self.rollouts {
+            Some((lambda, playouts)) => {
+                let mut mixed = Mix::new(&mut net, playouts, *lambda);
+                self.search.run(&mut mixed, &mut self.rng, limit)
             }
-            if step {
-                self.search.set_budget((done + 1).min(self.sims));
-            }
-            let Some(leaf) = self.search.next_leaf(&mut self.rng) else {
-                let now = self.search.simulations();
-                if step && now > done && now < self.sims {
-                    continue;
-                }
-                break;
-            };
-            self.core
-                .evaluate(&[leaf], &mut self.features, &mut self.evals);
-            let mut e = self.evals[0];
-            if let Some((lambda, playouts)) = &mut self.rollouts {
-                playouts.evaluate(&[leaf], &mut self.playout_evals);
-                let z = self.playout_evals[0].values;
-                for (v, z) in e.values.iter_mut().zip(z) {
-                    *v = (1.0 - *lambda) * *v + *lambda * z;
-                }
-            }
-            self.search.deliver(&e, &mut self.rng);
-        }
+            None => self.search.run(&mut net, &mut self.rng, limit),
+        };
         self.search.result()
     }
 }
@@ -335,21 +304,25 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     if sims == 0 || sims > 1_000_000 {
         return Err(bad(format!("sims: {sims} is not between 1 and 1000000")));
     }
-    let mut settings = SearchSettings::for_play(&core.config.search);
+    let search = &core.config.search;
+    let mut kind = search.play_kind.unwrap_or(search.kind);
     if let Some(p) = play {
-        settings.kind = p.search.parse::<SearchKind>().map_err(bad)?;
+        kind = p.search.parse::<SearchKind>().map_err(bad)?;
     }
     if let Some(k) = spec.get("search") {
-        settings.kind = k.parse::<SearchKind>().map_err(bad)?;
+        kind = k.parse::<SearchKind>().map_err(bad)?;
     }
+    let mut settings = search.settings_of(kind);
     if let Some(b) = spec.get("backup") {
         settings.backup = b.parse().map_err(|e: String| bad(format!("backup: {e}")))?;
     }
-    let c_puct = spec.f64_or("c_puct", f64::from(settings.c_puct))?;
+    let c_puct = spec.f64_or("c_puct", f64::from(search.c_puct))?;
     if c_puct < 0.0 {
         return Err(bad(format!("c_puct: {c_puct} is negative")));
     }
-    settings.c_puct = c_puct as f32;
+    if let Policy::Puct(p) = &mut settings.policy {
+        p.c_puct = c_puct as f32;
+    }
     let time_ms = spec.u64_or("time_ms", 0)?;
     let lambda = spec.f64_or("rollouts", 0.0)?;
     if !(0.0..=1.0).contains(&lambda) {

@@ -1,24 +1,23 @@
-//! Many searches stepped together: one [`Search`] tree per root position, their leaves gathered
-//! into batches of a size the caller chooses, so that an evaluator outside Rust (a Python
-//! callable, a PyTorch network on a GPU) is called once per batch, as OpenSpiel's MCTS with an
-//! evaluator, LightZero's C++ trees with batched Python networks, and mctx's search as a
-//! function of a model function do.
+//! Many searches stepped together, the one driver of many trees: [`Rounds`] asks the trees of a
+//! [`Forest`] in turn for their next leaves and evaluates them in one batch of a size the
+//! caller chooses, so that an evaluator outside Rust (a Python callable, a PyTorch network on a
+//! GPU, a burn network) is called once per batch, as OpenSpiel's MCTS with an evaluator,
+//! LightZero's C++ trees with batched Python networks, and mctx's search as a function of a
+//! model function do. Self-play is a forest whose trees start the next move's search when one
+//! ends; [`BatchSearch`] is the forest of one search per root position (Python's
+//! `awale.search`).
 //!
-//! [`BatchSearch::gather`] walks the trees to their next leaves (at most one pending leaf per
-//! tree, at most `max_batch` in all, the trees taken in turn from where the last batch stopped);
-//! [`BatchSearch::deliver`] hands the evaluations back. Each tree draws from its own generator,
-//! seeded from the run seed and the tree's index, and sees only its own evaluations, so with a
-//! deterministic evaluator the results do not depend on the batch size or on the order of the
-//! calls. [`BatchSearch::run`] drives it all with a [`LeafEvaluator`].
+//! Each tree of a [`BatchSearch`] draws from its own generator, seeded from the run seed and the
+//! tree's index, and sees only its own evaluations, so with a deterministic evaluator the
+//! results do not depend on the batch size or on the order of the calls.
 //!
 //! ```
-//! use awale::az::batch_search::BatchSearch;
-//! use awale::search::{SearchSettings, UniformEvaluator};
+//! use awale::search::{BatchSearch, SearchSettings, UniformEvaluator};
 //! use awale::{Rules, State};
 //!
 //! let rules = Rules::abapa();
 //! let roots = vec![State::initial(&rules, 0), State::initial(&rules, 1)];
-//! let mut search = BatchSearch::new(rules, SearchSettings::default(), &roots, 32, false, 1.0, 7)
+//! let mut search = BatchSearch::new(rules, SearchSettings::default(), &roots, 32, None, 7)
 //!     .unwrap();
 //! search.run(&mut UniformEvaluator, 64);
 //! let results = search.results();
@@ -29,12 +28,70 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::{Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchSettings};
 use crate::agents::derive_seed;
 use crate::error::{AwaleError, Result};
 use crate::notation::format_position;
 use crate::rules::Rules;
-use crate::search::{Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchSettings};
 use crate::state::State;
+
+/// Trees that [`Rounds`] steps together.
+pub trait Forest {
+    /// How many trees.
+    fn trees(&self) -> usize;
+    /// The next leaf of tree `i` to evaluate, or `None` when it has none this round.
+    fn next_leaf(&mut self, i: usize) -> Option<State>;
+    /// Hands tree `i` the evaluation of the leaf it gave.
+    fn deliver(&mut self, i: usize, evaluation: &Evaluation);
+}
+
+/// The many-tree driver: one round asks each tree at most once for a leaf, evaluates the
+/// leaves in one call, and delivers them (see the [module docs](self)).
+#[derive(Debug, Clone, Default)]
+pub struct Rounds {
+    leaves: Vec<State>,
+    owners: Vec<usize>,
+    evals: Vec<Evaluation>,
+    cursor: usize,
+}
+
+impl Rounds {
+    /// One round: the trees of `forest` in turn, from where the last round stopped, each asked
+    /// once, until `max_batch` (at least 1) leaves are gathered; one call of `evaluator`; the
+    /// evaluations delivered, unless the evaluator has stopped. Returns the leaves evaluated
+    /// (0 when no tree had one).
+    pub fn round(
+        &mut self,
+        forest: &mut impl Forest,
+        evaluator: &mut dyn LeafEvaluator,
+        max_batch: usize,
+    ) -> usize {
+        self.leaves.clear();
+        self.owners.clear();
+        let n = forest.trees();
+        let max_batch = max_batch.max(1);
+        let mut visited = 0;
+        while visited < n && self.leaves.len() < max_batch {
+            let i = self.cursor;
+            self.cursor = (self.cursor + 1) % n;
+            visited += 1;
+            if let Some(leaf) = forest.next_leaf(i) {
+                self.leaves.push(leaf);
+                self.owners.push(i);
+            }
+        }
+        if self.leaves.is_empty() {
+            return 0;
+        }
+        evaluator.evaluate(&self.leaves, &mut self.evals);
+        if !evaluator.stopped() {
+            for (e, &i) in self.evals.iter().zip(&self.owners) {
+                forest.deliver(i, e);
+            }
+        }
+        self.leaves.len()
+    }
+}
 
 /// The searches of many root positions, stepped together (see the [module docs](self)).
 #[derive(Debug, Clone)]
@@ -43,18 +100,15 @@ pub struct BatchSearch {
     rngs: Vec<ChaCha8Rng>,
     done: Vec<bool>,
     remaining: usize,
-    cursor: usize,
-    leaves: Vec<State>,
-    owners: Vec<usize>,
+    rounds: Rounds,
     evaluations: u64,
     batches: u64,
 }
 
 impl BatchSearch {
     /// Searches of `sims` simulations from each of `roots` under `rules` with `settings`.
-    /// `noise` turns on the root noise (Dirichlet for PUCT; Gumbel noise scaled by
-    /// `gumbel_scale` for Gumbel, 0 meaning none); tree `i` draws from a generator seeded by
-    /// `seed` and `i`.
+    /// `noise` turns on the policy's root noise at that strength ([`Search::start`]); tree `i`
+    /// draws from a generator seeded by `seed` and `i`.
     ///
     /// # Errors
     /// A root whose game is over, or rules with more houses than the search supports.
@@ -63,15 +117,14 @@ impl BatchSearch {
         settings: SearchSettings,
         roots: &[State],
         sims: u32,
-        noise: bool,
-        gumbel_scale: f32,
+        noise: Option<f32>,
         seed: u64,
     ) -> Result<BatchSearch> {
-        if rules.houses as usize > crate::search::MAX_ACTIONS {
+        if rules.houses as usize > super::MAX_ACTIONS {
             return Err(AwaleError::BadBatchInput(format!(
                 "{} houses per player is more than the search's {}",
                 rules.houses,
-                crate::search::MAX_ACTIONS
+                super::MAX_ACTIONS
             )));
         }
         if let Some(i) = roots.iter().position(|s| s.is_over()) {
@@ -84,7 +137,7 @@ impl BatchSearch {
             .iter()
             .map(|&root| {
                 let mut s = Search::new(rules, settings);
-                s.start(root, sims, noise, gumbel_scale);
+                s.start(root, sims, noise);
                 s
             })
             .collect();
@@ -95,9 +148,7 @@ impl BatchSearch {
                 .collect(),
             done: vec![false; roots.len()],
             remaining: roots.len(),
-            cursor: 0,
-            leaves: Vec::new(),
-            owners: Vec::new(),
+            rounds: Rounds::default(),
             evaluations: 0,
             batches: 0,
         })
@@ -128,73 +179,19 @@ impl BatchSearch {
         self.batches
     }
 
-    /// The next batch of leaves to evaluate, at most `max_batch` (at least 1) of them, one per
-    /// tree, the trees taken in turn; empty once every search is complete. Leaves gathered and
-    /// not yet delivered are returned again.
-    pub fn gather(&mut self, max_batch: usize) -> &[State] {
-        if !self.leaves.is_empty() {
-            return &self.leaves;
-        }
-        let n = self.searches.len();
-        let max_batch = max_batch.max(1);
-        let mut visited = 0;
-        while visited < n && self.leaves.len() < max_batch && self.remaining > 0 {
-            let i = self.cursor;
-            self.cursor = (self.cursor + 1) % n;
-            visited += 1;
-            if self.done[i] {
-                continue;
-            }
-            match self.searches[i].next_leaf(&mut self.rngs[i]) {
-                Some(leaf) => {
-                    self.leaves.push(leaf);
-                    self.owners.push(i);
-                }
-                None => {
-                    self.done[i] = true;
-                    self.remaining -= 1;
-                }
-            }
-        }
-        &self.leaves
-    }
-
-    /// Delivers the evaluations of the leaves of the last [`BatchSearch::gather`], in order.
-    ///
-    /// # Panics
-    /// If `evals` does not hold one evaluation per gathered leaf.
-    pub fn deliver(&mut self, evals: &[Evaluation]) {
-        assert_eq!(
-            evals.len(),
-            self.owners.len(),
-            "one evaluation per gathered leaf"
-        );
-        for (e, &i) in evals.iter().zip(&self.owners) {
-            self.searches[i].deliver(e, &mut self.rngs[i]);
-        }
-        self.evaluations += self.owners.len() as u64;
-        self.batches += u64::from(!self.owners.is_empty());
-        self.leaves.clear();
-        self.owners.clear();
-    }
-
     /// Runs every search to the end with `evaluator`, in batches of at most `max_batch` leaves;
     /// stops early (the searches incomplete) if the evaluator says it has stopped.
     pub fn run(&mut self, evaluator: &mut dyn LeafEvaluator, max_batch: usize) {
-        let mut evals = Vec::new();
-        loop {
-            let leaves = self.gather(max_batch);
-            if leaves.is_empty() {
+        let mut rounds = std::mem::take(&mut self.rounds);
+        while self.remaining > 0 {
+            let n = rounds.round(self, evaluator, max_batch);
+            if n == 0 || evaluator.stopped() {
                 break;
             }
-            evaluator.evaluate(leaves, &mut evals);
-            if evaluator.stopped() {
-                self.leaves.clear();
-                self.owners.clear();
-                break;
-            }
-            self.deliver(&evals);
+            self.evaluations += n as u64;
+            self.batches += 1;
         }
+        self.rounds = rounds;
     }
 
     /// The result of every search, in the order of the roots.
@@ -204,6 +201,28 @@ impl BatchSearch {
     pub fn results(&self) -> Vec<GuidedSearchResult> {
         assert!(self.is_done(), "every search complete");
         self.searches.iter().map(Search::result).collect()
+    }
+}
+
+impl Forest for BatchSearch {
+    fn trees(&self) -> usize {
+        self.searches.len()
+    }
+
+    fn next_leaf(&mut self, i: usize) -> Option<State> {
+        if self.done[i] {
+            return None;
+        }
+        let leaf = self.searches[i].next_leaf(&mut self.rngs[i]);
+        if leaf.is_none() {
+            self.done[i] = true;
+            self.remaining -= 1;
+        }
+        leaf
+    }
+
+    fn deliver(&mut self, i: usize, evaluation: &Evaluation) {
+        self.searches[i].deliver(evaluation, &mut self.rngs[i]);
     }
 }
 
@@ -235,7 +254,7 @@ mod tests {
         let roots = roots(&rules, 9);
         let settings = SearchSettings::default();
         let results = |batch: usize| {
-            let mut b = BatchSearch::new(rules, settings, &roots, 24, true, 1.0, 3).unwrap();
+            let mut b = BatchSearch::new(rules, settings, &roots, 24, Some(1.0), 3).unwrap();
             b.run(&mut UniformEvaluator, batch);
             (b.results(), b.batches())
         };
@@ -252,7 +271,7 @@ mod tests {
         let rules = Rules::abapa();
         let mut s = State::initial(&rules, 0);
         s.end_by_repetition(&rules);
-        let err = BatchSearch::new(rules, SearchSettings::default(), &[s], 8, false, 1.0, 0);
+        let err = BatchSearch::new(rules, SearchSettings::default(), &[s], 8, None, 0);
         assert!(err.unwrap_err().to_string().contains("position 0"));
     }
 }

@@ -1,0 +1,48 @@
+//! [`SearchSettings`]: the selection rule with its settings ([`Policy`]), what a finished game
+//! is worth ([`Utility`]) and whose value each node maximises ([`Backup`]).
+
+use super::policy::{Policy, SearchKind};
+use super::tree::Backup;
+use crate::utility::Utility;
+
+/// The constants of a search (a training config's `[search]` section makes them with
+/// `SearchConfig::settings`).
+///
+/// ```
+/// use awale::search::{Policy, SearchKind, SearchSettings, Uct};
+/// let s = SearchSettings::new(Policy::Uct(Uct { c: 0.7 }));
+/// assert_eq!(s.kind(), SearchKind::Uct);
+/// assert_eq!(SearchSettings::default().kind(), SearchKind::Gumbel);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SearchSettings {
+    /// The selection rule and its constants.
+    pub policy: Policy,
+    /// What a finished or cut-off game in the tree is worth to each player
+    /// ([`Utility`]; the evaluator's values should mean the same).
+    pub utility: Utility,
+    /// Whose value each node maximises: its own mover's (max^n, the default) or, with three
+    /// or more players, the root player's for him and its opposite for everyone else
+    /// (*paranoid*: the others play against him). The same with two players.
+    pub backup: Backup,
+}
+
+impl SearchSettings {
+    /// `policy` with the default utility (the rules' outcome) and backup (max^n).
+    pub fn new(policy: Policy) -> SearchSettings {
+        SearchSettings {
+            policy,
+            ..SearchSettings::default()
+        }
+    }
+
+    /// The default settings of `kind`'s policy.
+    pub fn of_kind(kind: SearchKind) -> SearchSettings {
+        SearchSettings::new(Policy::of_kind(kind))
+    }
+
+    /// The selection rule's name.
+    pub fn kind(&self) -> SearchKind {
+        self.policy.kind()
+    }
+}

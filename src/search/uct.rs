@@ -1,0 +1,75 @@
+//! UCB1 at every node, `Q(a) + c·√(ln N / N(a))`, unvisited actions first (in a random order
+//! drawn from the search's generator); priors are ignored. With
+//! [`crate::agents::PlayoutEvaluator`] (the value of one random playout per leaf) it is plain
+//! MCTS, the `mcts` agent. The chosen action is the most visited (ties: the better mean value,
+//! then the lower house), the policy target the visit distribution.
+
+use rand::Rng;
+
+use super::action_selection::Best;
+use super::tree::Tree;
+use super::MAX_ACTIONS;
+
+/// The UCT policy's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Uct {
+    /// The exploration constant (values lie in [-1, 1]).
+    pub c: f32,
+}
+
+impl Default for Uct {
+    fn default() -> Self {
+        Uct { c: 1.4 }
+    }
+}
+
+impl Uct {
+    /// An unvisited legal action of `node` drawn at random, else the best
+    /// `q + c·√(ln N / n)` for the node's mover.
+    pub(super) fn select<R: Rng>(&self, tree: &Tree, node: u32, rng: &mut R) -> usize {
+        let nd = &tree.nodes[node as usize];
+        let h = tree.rules.houses as usize;
+        let (n, q) = tree.child_stats(node);
+        let unvisited = (0..h)
+            .filter(|&a| nd.legal >> a & 1 == 1 && n[a] == 0)
+            .fold(0u16, |m, a| m | 1 << a);
+        if unvisited != 0 {
+            let k = rng.random_range(0..unvisited.count_ones());
+            return (0..h)
+                .filter(|&a| unvisited >> a & 1 == 1)
+                .nth(k as usize)
+                .expect("k below the count");
+        }
+        let ln = (nd.n.max(1) as f32).ln();
+        let mut best = Best::default();
+        for a in (0..h).filter(|&a| nd.legal >> a & 1 == 1) {
+            best.consider(a, q[a] + self.c * (ln / n[a] as f32).sqrt());
+        }
+        best.action
+    }
+
+    /// The policy target (the visits; the priors before any visit) and the most visited action.
+    pub(super) fn result(tree: &Tree) -> ([f32; MAX_ACTIONS], usize) {
+        let h = tree.rules.houses as usize;
+        let root = &tree.nodes[0];
+        let legal = root.legal;
+        let (n, q) = tree.child_stats(0);
+        let total: u32 = n[..h].iter().sum();
+        let mut policy = [0f32; MAX_ACTIONS];
+        for a in 0..h {
+            policy[a] = n[a] as f32 / total.max(1) as f32;
+        }
+        if total == 0 {
+            policy = root.prior;
+        }
+        let mut action = legal.trailing_zeros() as usize;
+        let mut best: Option<(u32, f32)> = None;
+        for a in (0..h).filter(|&a| legal >> a & 1 == 1) {
+            if best.is_none_or(|(bn, bq)| n[a] > bn || (n[a] == bn && q[a] > bq)) {
+                best = Some((n[a], q[a]));
+                action = a;
+            }
+        }
+        (policy, action)
+    }
+}
