@@ -87,13 +87,15 @@ fn rules_that_make_games_unbounded_are_refused_or_capped() {
     let (status, v) = new("oware3:relay_cap=65535", json!(["human", "human", "human"]));
     assert_eq!(status, 403, "{v}");
     assert!(error_of(&v).contains("relay_cap"), "{v}");
-    // Agent options with no cap before: the playout length.
+    // The playout length is no cost of its own: the move's time ends the longest playout (an
+    // option's cost class, not its kind, decides its cap).
     let (status, v) = new(
         "abapa:capture=200-200,cycle=ignore,max_plies=500",
-        json!(["mcts:sims=1,playout_plies=1000000000", "human"]),
+        json!(["mcts:sims=1,playout_plies=1000000000,time_ms=200", "human"]),
     );
-    assert_eq!(status, 403, "{v}");
-    assert!(error_of(&v).contains("playout_plies"), "{v}");
+    assert_eq!(status, 201, "{v}");
+    let (took, _) = timed_agent_move(srv.addr, v["id"].as_str().unwrap());
+    assert!(took < Duration::from_secs(3), "{took:?}");
     // The limits are listed.
     let (_, v) = call(srv.addr, "GET", "/api/agents", None);
     assert_eq!(v["limits"]["plies"], 500, "{v}");

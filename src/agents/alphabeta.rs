@@ -44,7 +44,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::eval::Evaluator;
-use super::kind::{self, AgentKind, AgentOption};
+use super::kind::{self, AgentKind, AgentOption, Cost};
 use super::stop::{stopped, StopSignal};
 use super::{no_move, splitmix, Agent, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
@@ -759,6 +759,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
     options: &[
         AgentOption {
             key: "depth",
+            cost: Cost::Depth,
             help: "deepest iteration in plies",
             set: |s, v| {
                 let depth = kind::whole(v)?;
@@ -772,6 +773,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "nodes",
+            cost: Cost::Free,
             help: "node budget per move, 0 = none",
             set: |s, v| {
                 s.search.nodes = kind::whole(v)?;
@@ -781,6 +783,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "time_ms",
+            cost: Cost::TimeMs,
             help: "time budget per move in ms, 0 = none",
             set: |s, v| {
                 s.search.time_ms = kind::whole(v)?;
@@ -790,6 +793,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "tt_mb",
+            cost: Cost::MemoryMb,
             help: "transposition table size in MiB, 0 = off",
             set: |s, v| {
                 let tt_mb = kind::whole(v)?;
@@ -804,6 +808,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         // Before the weights: they replace the chosen evaluation's.
         AgentOption {
             key: "eval",
+            cost: Cost::Free,
             help: "strategic (stores, greniers, potential, threats) or material",
             set: |s, v| {
                 s.search.eval = Evaluator::named(v)
@@ -819,6 +824,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "w_store",
+            cost: Cost::Free,
             help: "weight per seed of store difference, replacing eval's",
             set: |s, v| {
                 s.search.eval.store = weight(v)?;
@@ -828,6 +834,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "w_board",
+            cost: Cost::Free,
             help: "weight per seed of board-side difference, replacing eval's",
             set: |s, v| {
                 s.search.eval.board = weight(v)?;
@@ -837,6 +844,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "w_mobility",
+            cost: Cost::Free,
             help: "weight per non-empty house of difference, replacing eval's",
             set: |s, v| {
                 s.search.eval.mobility = weight(v)?;
@@ -846,6 +854,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "w_grenier",
+            cost: Cost::Free,
             help: "weight per grenier in reach, replacing eval's",
             set: |s, v| {
                 s.search.eval.grenier = weight(v)?;
@@ -855,6 +864,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "w_threat",
+            cost: Cost::Free,
             help: "weight per seed of the best direct threat, replacing eval's",
             set: |s, v| {
                 s.search.eval.threat = weight(v)?;
@@ -864,6 +874,7 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
         AgentOption {
             key: "tb",
+            cost: Cost::Tables,
             help: "folder of endgame tables to probe at positions they cover",
             set: |s, v| {
                 s.tb = Some(v.to_string());

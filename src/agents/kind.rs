@@ -28,12 +28,38 @@ use crate::rules::Rules;
 /// Builds an agent: the options of the spec have been checked against the kind's known keys.
 pub type AgentFactory = Arc<dyn Fn(&AgentSpec, &Rules) -> Result<Box<dyn Agent>> + Send + Sync>;
 
+/// What the value of an option lets whoever writes the spec spend: the class a server that
+/// runs other people's specs (`awale serve`) caps it by, whatever the kind and the key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Cost {
+    /// Nothing to cap: a weight, a choice, a name, a limit that only shortens the search, a
+    /// length that the move's time already bounds (the `mcts` playout's).
+    #[default]
+    Free,
+    /// Thinking time per move, in milliseconds.
+    TimeMs,
+    /// Search depth, in plies.
+    Depth,
+    /// Simulations per move (a tree of as many nodes).
+    Simulations,
+    /// Memory, in MiB.
+    MemoryMb,
+    /// A network file, by path.
+    NetworkFile,
+    /// A folder of endgame tables.
+    Tables,
+    /// A program to run, or a file to read or write, on the machine.
+    Machine,
+}
+
 /// One option of an agent kind, for settings of type `S`.
 pub struct AgentOption<S> {
     /// The key, as written in specs (`"depth"`).
     pub key: &'static str,
     /// What it does, one line, without its default (the listing appends it).
     pub help: &'static str,
+    /// What its value costs ([`Cost`]).
+    pub cost: Cost,
     /// Writes a spec value to the settings; the error is the reason (the caller adds the spec
     /// and the key: `depth: 'x' is not a whole number`).
     pub set: fn(&mut S, &str) -> std::result::Result<(), String>,
@@ -100,6 +126,14 @@ impl<S> AgentKind<S> {
                 };
                 (o.key.to_string(), format!("{} {default}", o.help))
             })
+            .collect()
+    }
+
+    /// Each option's key and cost class.
+    pub fn option_costs(&self) -> Vec<(String, Cost)> {
+        self.options
+            .iter()
+            .map(|o| (o.key.to_string(), o.cost))
             .collect()
     }
 

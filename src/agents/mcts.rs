@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::kind::{self, AgentKind, AgentOption};
+use super::kind::{self, AgentKind, AgentOption, Cost};
 use super::mcts_classic::ClassicTree;
 use super::playout::PlayoutEvaluator;
 use super::stop::{search_limit, StopSignal};
@@ -182,11 +182,11 @@ impl Mcts {
         &self.cfg
     }
 
-    /// The guided search's settings for `c` and `utility`: UCT with max^n backup.
-    pub fn settings(c: f32, utility: Utility) -> SearchSettings {
+    /// The guided search's settings: UCT with the agent's `c`, its utility, max^n backup.
+    pub fn settings(cfg: &MctsConfig) -> SearchSettings {
         SearchSettings {
-            policy: Policy::Uct(Uct { c }),
-            utility,
+            policy: Policy::Uct(Uct { c: cfg.c }),
+            utility: cfg.utility,
             backup: Backup::Maxn,
         }
     }
@@ -248,7 +248,7 @@ impl Mcts {
             let seed = self.rng.random();
             self.guided = Some((
                 *rules,
-                Search::new(*rules, Mcts::settings(self.cfg.c, self.cfg.utility)),
+                Search::new(*rules, Mcts::settings(&self.cfg)),
                 PlayoutEvaluator::new(*rules, self.cfg.playout_plies, seed)
                     .with_utility(self.cfg.utility),
             ));
@@ -312,6 +312,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
     options: &[
         AgentOption {
             key: "sims",
+            cost: Cost::Simulations,
             help: "simulations per move",
             set: |c, v| {
                 let sims = kind::whole(v)?;
@@ -325,6 +326,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
         },
         AgentOption {
             key: "time_ms",
+            cost: Cost::TimeMs,
             help: "time budget per move in ms, 0 = none",
             set: |c, v| {
                 c.time_ms = kind::whole(v)?;
@@ -334,6 +336,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
         },
         AgentOption {
             key: "c",
+            cost: Cost::Free,
             help: "exploration constant",
             set: |cfg, v| {
                 let c = kind::real(v)?;
@@ -347,6 +350,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
         },
         AgentOption {
             key: "tree",
+            cost: Cost::Free,
             help: "guided (the project's search with random playouts) or classic (the old tree)",
             set: |c, v| {
                 c.tree = match v {
@@ -360,6 +364,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
         },
         AgentOption {
             key: "playout_plies",
+            cost: Cost::Free,
             help: "longest playout before adjudication by stores",
             set: |c, v| {
                 c.playout_plies = kind::whole(v)?.min(u32::MAX as u64) as u32;
@@ -369,6 +374,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
         },
         AgentOption {
             key: "utility",
+            cost: Cost::Free,
             help: "what a game is worth: outcome (the rules' returns), first (the share of the first place), rank or seeds; the guided tree only",
             set: |c, v| {
                 c.utility = v.parse()?;

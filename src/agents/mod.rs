@@ -54,7 +54,7 @@ pub use alphabeta::{AlphaBeta, AlphaBetaSettings, SearchResult};
 pub use eval::Evaluator;
 pub use greedy::GreedyAgent;
 pub use hint::{hint, HINT_TT_MB};
-pub use kind::{AgentFactory, AgentKind, AgentOption};
+pub use kind::{AgentFactory, AgentKind, AgentOption, Cost};
 pub use mcts::{Mcts, MctsConfig, MctsResult, MctsTree};
 pub use perfect::PerfectAgent;
 pub use playout::PlayoutEvaluator;

@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::alphabeta::{AlphaBeta, AlphaBetaSettings};
-use super::kind::{self, AgentKind, AgentOption};
+use super::kind::{self, AgentKind, AgentOption, Cost};
 use super::{random_bit, Agent, StopSignal, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
@@ -188,6 +188,7 @@ pub static KIND: AgentKind<PerfectSettings> = AgentKind {
     options: &[
         AgentOption {
             key: "dir",
+            cost: Cost::Tables,
             help: "folder of the tables",
             set: |s, v| {
                 s.dir = v.to_string();
@@ -197,6 +198,7 @@ pub static KIND: AgentKind<PerfectSettings> = AgentKind {
         },
         AgentOption {
             key: "fallback_depth",
+            cost: Cost::Depth,
             help: "alpha-beta depth outside the table, 0 = refuse",
             set: |s, v| {
                 let depth = kind::whole(v)?;
@@ -210,6 +212,7 @@ pub static KIND: AgentKind<PerfectSettings> = AgentKind {
         },
         AgentOption {
             key: "time_ms",
+            cost: Cost::TimeMs,
             help: "time budget per move of the fallback search in ms, 0 = none",
             set: |s, v| {
                 s.time_ms = kind::whole(v)?;

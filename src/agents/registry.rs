@@ -23,7 +23,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::kind::{AgentFactory, AgentKind};
+use super::kind::{AgentFactory, AgentKind, Cost};
 use super::spec::AgentSpec;
 use super::{alphabeta, greedy, mcts, perfect, random};
 use super::{Agent, StopSignal, Thoughts, Turn};
@@ -39,8 +39,29 @@ pub struct RegistryEntry {
     pub summary: String,
     /// The options the kind accepts (besides `name` and `seed`), with one line of help each.
     pub options: Vec<(String, String)>,
+    /// Each option's cost class (what a server caps it by).
+    costs: Vec<(String, Cost)>,
     factory: AgentFactory,
     session: Option<SessionFactory>,
+}
+
+impl RegistryEntry {
+    /// The cost class of the option `key` ([`Cost::Free`] for `name`, `seed` and keys the kind
+    /// does not take).
+    pub fn cost(&self, key: &str) -> Cost {
+        self.costs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(Cost::Free, |&(_, c)| c)
+    }
+
+    /// The key of its option of cost class `cost`, if it has one (the first).
+    pub fn option_of_cost(&self, cost: Cost) -> Option<&str> {
+        self.costs
+            .iter()
+            .find(|&&(_, c)| c == cost)
+            .map(|(k, _)| k.as_str())
+    }
 }
 
 /// Makes a fresh factory for each [`Registry::factory`] call: for kinds whose agents share
@@ -110,20 +131,21 @@ impl Registry {
             kind: kind.kind.to_string(),
             summary: kind.summary.to_string(),
             options: kind.option_help(),
+            costs: kind.option_costs(),
             factory: kind.factory(),
             session: None,
         });
     }
 
     /// Adds (or replaces) a kind of agent given by its parts. `options` lists the keys it accepts
-    /// besides the common `name` and `seed`, with a line of help each (defaults included); the
-    /// factory reads them from the spec itself. [`Registry::register_kind`] derives all of it from
+    /// besides the common `name` and `seed`, with a line of help each (defaults included) and
+    /// its cost class; the factory reads them from the spec itself. [`Registry::register_kind`] derives all of it from
     /// one declaration instead.
     pub fn register(
         &mut self,
         kind: &str,
         summary: &str,
-        options: &[(&str, &str)],
+        options: &[(&str, &str, Cost)],
         factory: AgentFactory,
     ) {
         let entry = RegistryEntry {
@@ -131,7 +153,11 @@ impl Registry {
             summary: summary.to_string(),
             options: options
                 .iter()
-                .map(|(k, h)| (k.to_string(), h.to_string()))
+                .map(|(k, h, _)| (k.to_string(), h.to_string()))
+                .collect(),
+            costs: options
+                .iter()
+                .map(|&(k, _, c)| (k.to_string(), c))
                 .collect(),
             factory,
             session: None,
@@ -140,21 +166,17 @@ impl Registry {
     }
 
     /// Adds (or replaces) a kind whose every [`Registry::factory`] call gets a factory of its own
-    /// from `session` (see [`SessionFactory`]); a lone [`Registry::build`] too.
-    pub fn register_session(
-        &mut self,
-        kind: &str,
-        summary: &str,
-        options: Vec<(String, String)>,
-        session: SessionFactory,
-    ) {
+    /// from `session` (see [`SessionFactory`]); a lone [`Registry::build`] too. Its name, help
+    /// and options are `kind`'s.
+    pub fn register_session<S>(&mut self, kind: &'static AgentKind<S>, session: SessionFactory) {
         let fresh = session.clone();
         let factory: AgentFactory =
             Arc::new(move |spec: &AgentSpec, rules: &Rules| fresh()(spec, rules));
         self.insert(RegistryEntry {
-            kind: kind.to_string(),
-            summary: summary.to_string(),
-            options,
+            kind: kind.kind.to_string(),
+            summary: kind.summary.to_string(),
+            options: kind.option_help(),
+            costs: kind.option_costs(),
             factory,
             session: Some(session),
         });

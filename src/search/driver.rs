@@ -157,21 +157,16 @@ impl Search {
                     .select(&self.tree, node, &self.root, rng);
                 let child = self.tree.nodes[node as usize].children[a];
                 if child == NONE {
-                    let mut s = self.tree.nodes[node as usize].state;
-                    let info = s.apply_unchecked(&rules, a);
-                    let captured = info.any_captured > 0;
-                    if cycles && !captured && !s.is_over() && self.path.contains(&s.key()) {
-                        s.end_by_repetition(&rules);
-                    }
-                    let idx = self.tree.add_child(node, a, s, captured, self.root.budget);
-                    if self.tree.nodes[idx as usize].terminal {
-                        let v = self.tree.nodes[idx as usize].raw_value;
+                    let idx = self.add_child(node, a, cycles);
+                    let new = &self.tree.nodes[idx as usize];
+                    if new.terminal {
+                        let v = new.raw_value;
                         self.tree.backup(idx, &v);
                         self.root.sims += 1;
                         break;
                     }
                     self.pending = Some(idx);
-                    return Some(s);
+                    return Some(new.state);
                 }
                 if self.tree.nodes[child as usize].terminal {
                     let v = self.tree.nodes[child as usize].raw_value;
@@ -180,15 +175,34 @@ impl Search {
                     break;
                 }
                 if cycles {
-                    if self.tree.nodes[child as usize].captured {
-                        self.path.clear();
-                    }
-                    self.path.push(self.tree.nodes[child as usize].state.key());
+                    self.enter(child);
                 }
                 node = child;
             }
         }
         None
+    }
+
+    /// Creates the child of `node` by action `a`; under a cycle rule (`cycles`) a position that
+    /// repeats one of the simulation's window without a capture ends its game there.
+    fn add_child(&mut self, node: u32, a: usize, cycles: bool) -> u32 {
+        let rules = self.tree.rules;
+        let mut s = self.tree.nodes[node as usize].state;
+        let info = s.apply_unchecked(&rules, a);
+        let captured = info.any_captured > 0;
+        if cycles && !captured && !s.is_over() && self.path.contains(&s.key()) {
+            s.end_by_repetition(&rules);
+        }
+        self.tree.add_child(node, a, s, captured, self.root.budget)
+    }
+
+    /// Adds entering `node` to the simulation's repetition window (restarted by a capture).
+    fn enter(&mut self, node: u32) {
+        let nd = &self.tree.nodes[node as usize];
+        if nd.captured {
+            self.path.clear();
+        }
+        self.path.push(nd.state.key());
     }
 
     /// Expands the pending leaf with its evaluation and backs the value up.
@@ -295,7 +309,7 @@ mod tests {
     #[test]
     fn a_tree_holds_at_most_its_budgets_nodes() {
         let rules = Rules::abapa();
-        let settings = SearchSettings::new(Policy::Uct(Uct { c: 1.4 }));
+        let settings = SearchSettings::new(Policy::Uct(Uct::default()));
         let mut search = Search::new(rules, settings);
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut largest = 0;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use awale::agents::AgentSpec;
+use awale::agents::{AgentSpec, Cost, RegistryEntry};
 use awale::{Rules, Sowing};
 
 use super::error::{ApiError, ApiResult};
@@ -112,15 +112,12 @@ pub(super) struct Admitted {
 }
 
 impl Admission {
-    /// Checks a client's `spec` against the admission rules and returns the spec to build: numbers
-    /// within the caps, `time_ms` added where the kind takes it (`takes(key)`), files resolved
-    /// in the operator's folders. The error says which option and why, and nothing about the
-    /// server's files.
-    pub(super) fn admit(
-        &self,
-        spec: &AgentSpec,
-        takes: impl Fn(&str) -> bool,
-    ) -> ApiResult<Admitted> {
+    /// Checks a client's `spec` of the kind `entry` against the admission rules and returns the
+    /// spec to build: each option capped by its cost class ([`Cost`], declared with the option,
+    /// whatever the kind), the server's move time added where the kind has a time option and the
+    /// spec sets none, files resolved in the operator's folders. The error says which option and
+    /// why, and nothing about the server's files.
+    pub(super) fn admit(&self, spec: &AgentSpec, entry: &RegistryEntry) -> ApiResult<Admitted> {
         if spec.kind == "engine" {
             return Err(ApiError::forbidden(
                 "engine agents run a program on the server's machine: a client may not name one",
@@ -142,40 +139,43 @@ impl Admission {
                 }
                 Ok(())
             };
-            let value = match (spec.kind.as_str(), key.as_str()) {
-                (_, "time_ms") => {
+            let value = match entry.cost(key) {
+                Cost::TimeMs => {
                     let n = number()?;
                     if n == 0 {
                         return Err(ApiError::forbidden(format!(
-                            "time_ms=0 (no limit) is not allowed here: at most {} ms (--move-time-ms)",
+                            "{key}=0 (no limit) is not allowed here: at most {} ms (--move-time-ms)",
                             lim.time_ms
                         )));
                     }
                     cap(n, lim.time_ms, "--move-time-ms")?;
                     value.clone()
                 }
-                ("alphabeta", "depth") | ("perfect", "fallback_depth") => {
+                Cost::Depth => {
                     cap(number()?, lim.depth, "--max-depth")?;
                     value.clone()
                 }
-                ("mcts", "playout_plies") => {
-                    cap(number()?, lim.plies as u64, "--max-plies")?;
-                    value.clone()
-                }
-                ("mcts" | "nn", "sims") => {
+                Cost::Simulations => {
                     cap(number()?, lim.sims, "--max-sims")?;
                     value.clone()
                 }
-                ("alphabeta", "tt_mb") => {
+                Cost::MemoryMb => {
                     cap(number()?, lim.tt_mb, "--max-tt-mb")?;
                     value.clone()
                 }
-                ("nn", "path") => self.network(value)?,
-                ("nn", "baseline") => baseline_default_sims(value)
-                    .map(|_| value.clone())
-                    .map_err(ApiError::bad)?,
-                ("alphabeta" | "nn", "tb") | ("perfect", "dir") => self.tables(key, value)?,
-                _ => value.clone(),
+                Cost::NetworkFile => self.network(value)?,
+                Cost::Tables => self.tables(key, value)?,
+                Cost::Machine => {
+                    return Err(ApiError::forbidden(format!(
+                        "{key} names a program or a file of the server's machine: a client may not set it"
+                    )))
+                }
+                Cost::Free if (spec.kind.as_str(), key.as_str()) == ("nn", "baseline") => {
+                    baseline_default_sims(value)
+                        .map(|_| value.clone())
+                        .map_err(ApiError::bad)?
+                }
+                Cost::Free => value.clone(),
             };
             out.options.push((key.clone(), value));
         }
@@ -193,9 +193,10 @@ impl Admission {
                 out.options.push(("sims".into(), sims.to_string()));
             }
         }
-        if takes("time_ms") && out.get("time_ms").is_none() {
-            out.options
-                .push(("time_ms".into(), lim.time_ms.to_string()));
+        if let Some(time) = entry.option_of_cost(Cost::TimeMs) {
+            if out.get(time).is_none() {
+                out.options.push((time.into(), lim.time_ms.to_string()));
+            }
         }
         if spec.kind == "perfect" && out.get("dir").is_none() {
             let dir = self.tables("dir", SERVER_TABLES)?;
@@ -378,10 +379,13 @@ mod tests {
         Admission::default()
     }
 
+    /// Admits `text` as the server does, with every kind of this build (`engine` included:
+    /// the server removes it from its registry, and admission refuses it anyway).
     fn admit(p: &Admission, text: &str) -> ApiResult<Admitted> {
         let spec: AgentSpec = text.parse().unwrap();
-        let takes_time = matches!(spec.kind.as_str(), "alphabeta" | "mcts");
-        p.admit(&spec, |k| takes_time && k == "time_ms")
+        let registry = awale::agent_kinds::available();
+        let entry = registry.entries().iter().find(|e| e.kind == spec.kind);
+        p.admit(&spec, entry.expect("a kind of this build"))
     }
 
     #[test]

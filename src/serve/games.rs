@@ -65,9 +65,20 @@ fn default_rules() -> String {
 /// The client's `spec` as the server lets it run (see [`super::admission`]): caps checked,
 /// the server's time limit added where the kind takes one, files resolved by name.
 fn admit(app: &AppState, spec: &AgentSpec) -> ApiResult<Admitted> {
-    let entry = app.registry.entries().iter().find(|e| e.kind == spec.kind);
-    let takes = |key: &str| entry.is_some_and(|e| e.options.iter().any(|(k, _)| k == key));
-    app.admission.admit(spec, takes)
+    let Some(entry) = app.registry.entries().iter().find(|e| e.kind == spec.kind) else {
+        let known: Vec<&str> = app
+            .registry
+            .entries()
+            .iter()
+            .map(|e| e.kind.as_str())
+            .collect();
+        return Err(ApiError::bad(format!(
+            "unknown agent '{}' (known: {})",
+            spec.kind,
+            known.join(", ")
+        )));
+    };
+    app.admission.admit(spec, entry)
 }
 
 pub(super) async fn new_game(

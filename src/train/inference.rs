@@ -23,7 +23,7 @@ use super::TrainResult;
 use crate::agents::{
     no_move, search_limit, Agent, MoveThought, PlayoutEvaluator, StopSignal, Thoughts, Turn,
 };
-use crate::agents::{AgentSpec, Registry};
+use crate::agents::{AgentSpec, Cost, Registry};
 use crate::az::network::NetworkEvaluator;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
@@ -238,32 +238,47 @@ pub fn register_agents(registry: &mut Registry) {
             (
                 "path",
                 "network file: a checkpoint of `awale train`, a generation or safetensors (this or baseline)",
+                Cost::NetworkFile,
             ),
             (
                 "baseline",
                 "a network shipped with awale, by name: abapa (its latest version) or abapa-v1, ... (`awale baseline list`; this or path)",
+                Cost::Free,
             ),
-            ("sims", "search simulations per move (default 64; a baseline's own default)"),
+            (
+                "sims",
+                "search simulations per move (default 64; a baseline's own default)",
+                Cost::Simulations,
+            ),
             (
                 "search",
                 "gumbel, puct or uct (default: a baseline's own, else the training config's play_kind, else its kind)",
+                Cost::Free,
             ),
             (
                 "backup",
                 "maxn or paranoid: whose value each node maximises with 3+ players (default: the training config's)",
+                Cost::Free,
             ),
-            ("c_puct", "PUCT's exploration constant (default: the training config's)"),
+            (
+                "c_puct",
+                "PUCT's exploration constant (default: the training config's)",
+                Cost::Free,
+            ),
             (
                 "time_ms",
                 "time budget per move in ms, at least one simulation, 0 = none (default 0)",
+                Cost::TimeMs,
             ),
             (
                 "tb",
                 "folder of endgame tables: their best moves where they cover the position (default: none)",
+                Cost::Tables,
             ),
             (
                 "rollouts",
                 "λ in [0, 1]: each leaf's value is (1-λ)·network + λ·one random playout, as AlphaGo (default 0: the network alone)",
+                Cost::Free,
             ),
         ],
         Arc::new(build_nn),

@@ -72,7 +72,7 @@ pub fn register(registry: &mut Registry) {
                 .map(|a| Box::new(a) as Box<dyn Agent>)
         })
     });
-    registry.register_session(KIND.kind, KIND.summary, KIND.option_help(), session);
+    registry.register_session(&KIND, session);
 }
 
 /// The idle processes of one spec, by the thread that started them; killed when it goes.

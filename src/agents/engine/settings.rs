@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::kind::{whole, AgentOption};
+use super::super::kind::{whole, AgentOption, Cost};
 
 /// The settings of an engine agent (`engine:cmd=PATH,movetime=100`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,7 @@ fn millis(value: &str) -> Result<u64, String> {
 pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     AgentOption {
         key: "file",
+        cost: Cost::Machine,
         help: "an engines file (TOML) whose entry `id` gives the other options",
         set: |s, v| {
             s.file = Some(v.into());
@@ -72,6 +73,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "id",
+        cost: Cost::Free,
         help: "the entry of the engines file",
         set: |s, v| {
             s.id = Some(v.into());
@@ -81,6 +83,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "cmd",
+        cost: Cost::Machine,
         help: "the program to run: a path, or a name on PATH",
         set: |s, v| {
             s.cmd = Some(v.into());
@@ -90,6 +93,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "args",
+        cost: Cost::Machine,
         help: "its arguments, separated by spaces",
         set: |s, v| {
             s.args = v.split_whitespace().map(str::to_string).collect();
@@ -99,6 +103,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "movetime",
+        cost: Cost::TimeMs,
         help: "milliseconds per move (sent as go movetime N)",
         set: |s, v| {
             s.movetime_ms = millis(v)?;
@@ -108,6 +113,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "margin",
+        cost: Cost::TimeMs,
         help: "milliseconds past movetime before the move is lost on time",
         set: |s, v| {
             s.margin_ms = millis(v)?;
@@ -117,6 +123,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "init",
+        cost: Cost::Machine,
         help: "milliseconds allowed for uciok and each readyok",
         set: |s, v| {
             s.init_ms = millis(v)?;
@@ -126,6 +133,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "rules",
+        cost: Cost::Free,
         help: "the rule set the engine plays if it lists no UCI_Variant (abapa: Aalina's)",
         set: |s, v| {
             s.rules = Some(v.into());
@@ -135,6 +143,7 @@ pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
     },
     AgentOption {
         key: "log",
+        cost: Cost::Machine,
         help: "file its stderr is appended to; without it, engines/NAME.stderr.log in a run folder",
         set: |s, v| {
             s.log = Some(v.into());
