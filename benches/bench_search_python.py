@@ -40,7 +40,7 @@ import awale.torch as awale_torch
 ROOT = Path(__file__).resolve().parents[1]
 #: The search and self-play keys of training/abapa.toml.
 RECIPE = dict(
-    kind="gumbel", simulations=64, fast_simulations=16, full_search_prob=0.25, gumbel_actions=6,
+    kind="gumbel", sims=64, fast_sims=16, full_search_prob=0.25, gumbel_actions=6,
     gumbel_c_visit=50.0, gumbel_c_scale=0.1, max_plies=300, temperature=1.0,
     temperature_plies=16, temperature_final=0.0, random_opening_plies=2,
 )

@@ -40,8 +40,8 @@ impl Network for SeedCounter {
 fn settings(seed: u64) -> SelfPlaySettings {
     let mut cfg = TrainConfig::tiny();
     cfg.seed = seed;
-    cfg.search.simulations = 12;
-    cfg.search.fast_simulations = 4;
+    cfg.search.sims = 12;
+    cfg.search.fast_sims = 4;
     let mut s = SelfPlaySettings::from_config(&cfg);
     s.seed = seed;
     s
@@ -504,8 +504,8 @@ fn self_play_learns_the_configs_utility() {
     ] {
         let mut cfg = TrainConfig::tiny();
         cfg.rules = "oware3".into();
-        cfg.search.simulations = 8;
-        cfg.search.fast_simulations = 2;
+        cfg.search.sims = 8;
+        cfg.search.fast_sims = 2;
         cfg.set(&format!("search.utility={utility}")).unwrap();
         let s = SelfPlaySettings::from_config(&cfg);
         let mut sp = SelfPlay::with_threads(rules, s, 6, 1);
@@ -535,4 +535,27 @@ fn self_play_learns_the_configs_utility() {
     let mut cfg = TrainConfig::tiny();
     let e = cfg.set("search.utility=best").unwrap_err().to_string();
     assert!(e.contains("best"), "{e}");
+}
+
+#[test]
+fn renamed_config_keys_still_read_and_every_simulation_count_is_checked_once() {
+    let cfg = TrainConfig::from_toml_str(
+        "rules = \"abapa\"\n[search]\nsimulations = 12\nfast_simulations = 3\n[eval]\nsimulations = 5\n",
+    )
+    .unwrap();
+    assert_eq!((cfg.search.sims, cfg.search.fast_sims, cfg.eval.sims), (12, 3, 5));
+    let mut cfg = TrainConfig::tiny();
+    cfg.set("search.simulations=9").unwrap();
+    assert_eq!(cfg.search.sims, 9);
+    for (assignment, want) in [
+        ("search.sims=0", "search.sims: 0 is not between 1 and 1000000000"),
+        ("search.fast_sims=0", "search.fast_sims: 0 is not between 1"),
+        ("eval.sims=2000000000", "eval.sims: 2000000000 is not between 1"),
+    ] {
+        let e = cfg.clone().set(assignment).unwrap_err().to_string();
+        assert!(e.contains(want), "{assignment}: {e}");
+    }
+    // The same bound for an agent spec's count.
+    let e = awale::agents::build_agent("mcts:sims=2000000000", &Rules::abapa()).unwrap_err();
+    assert!(e.to_string().contains("2000000000 is not between 1 and 1000000000"), "{e}");
 }

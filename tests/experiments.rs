@@ -28,8 +28,8 @@ fn tiny_run(dir: &Path, rules: &str, seed: u64) {
     cfg.seed = seed;
     cfg.network.hidden = vec![32];
     cfg.network.observation = "compact".into();
-    cfg.search.simulations = 8;
-    cfg.search.fast_simulations = 2;
+    cfg.search.sims = 8;
+    cfg.search.fast_sims = 2;
     cfg.selfplay.concurrent_games = 8;
     cfg.selfplay.threads = 1;
     cfg.selfplay.positions_per_iteration = 48;
@@ -336,8 +336,8 @@ fn every_training_config_parses_and_runs_one_iteration() {
             "selfplay.threads=1",
             "selfplay.positions_per_iteration=24",
             "selfplay.max_plies=60",
-            "search.fast_simulations=2",
-            "search.simulations=4",
+            "search.fast_sims=2",
+            "search.sims=4",
             "eval.opponents=[]",
             "eval.final_opponents=[]",
         ] {

@@ -246,8 +246,8 @@ fn self_play_is_pinned() {
         let mut cfg = TrainConfig::tiny();
         cfg.seed = 8;
         cfg.search.kind = kind.parse().unwrap();
-        cfg.search.simulations = 12;
-        cfg.search.fast_simulations = 4;
+        cfg.search.sims = 12;
+        cfg.search.fast_sims = 4;
         cfg.search.full_search_prob = 0.5;
         cfg.selfplay.temperature = 1.0;
         cfg.selfplay.temperature_plies = 6;

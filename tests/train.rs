@@ -151,8 +151,8 @@ fn micro_config() -> TrainConfig {
     cfg.name = "micro".into();
     cfg.network.hidden = vec![32];
     cfg.network.observation = "compact".into();
-    cfg.search.simulations = 8;
-    cfg.search.fast_simulations = 2;
+    cfg.search.sims = 8;
+    cfg.search.fast_sims = 2;
     cfg.selfplay.concurrent_games = 8;
     cfg.selfplay.threads = 2;
     cfg.selfplay.positions_per_iteration = 48;
@@ -164,7 +164,7 @@ fn micro_config() -> TrainConfig {
     cfg.training.warmup_steps = 2;
     cfg.eval.opponents = vec!["random".into()];
     cfg.eval.games = 2;
-    cfg.eval.simulations = 4;
+    cfg.eval.sims = 4;
     cfg.eval.calibration_games = 0;
     cfg
 }

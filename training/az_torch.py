@@ -59,8 +59,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     # self-play and search (the keys of the Rust trainer's [search] and [selfplay] sections)
     p.add_argument("--games", type=int, default=256, help="self-play games in flight")
     p.add_argument("--threads", type=int, default=2, help="self-play threads (each its own batches)")
-    p.add_argument("--simulations", type=int, default=64)
-    p.add_argument("--fast-simulations", type=int, default=16)
+    p.add_argument("--sims", type=int, default=64)
+    p.add_argument("--fast-sims", type=int, default=16)
     p.add_argument("--full-search-prob", type=float, default=0.25)
     p.add_argument("--kind", default="gumbel", choices=["gumbel", "puct"])
     p.add_argument("--gumbel-actions", type=int, default=6)
@@ -96,7 +96,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     if args.fast:
         args.hidden = [32]
         args.games, args.threads = 16, 1
-        args.simulations, args.fast_simulations = 8, 4
+        args.sims, args.fast_sims = 8, 4
         args.positions_per_iteration, args.iterations = 64, 4
         args.batch_size, args.steps_per_iteration, args.min_replay = 32, 2, 64
         args.replay_capacity, args.warmup_steps = 1024, 2
@@ -191,8 +191,8 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Any]:
 
     selfplay = awale.SelfPlay(
         args.rules, evaluate, games=args.games, threads=args.threads, seed=args.seed,
-        encoding=args.encoding, kind=args.kind, simulations=args.simulations,
-        fast_simulations=args.fast_simulations, full_search_prob=args.full_search_prob,
+        encoding=args.encoding, kind=args.kind, sims=args.sims,
+        fast_sims=args.fast_sims, full_search_prob=args.full_search_prob,
         gumbel_actions=args.gumbel_actions, temperature_plies=args.temperature_plies,
         random_opening_plies=args.random_opening_plies, max_plies=args.max_plies,
     )

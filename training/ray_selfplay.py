@@ -43,8 +43,8 @@ from awale.ray_selfplay import train_on_ray
 FAST = [
     "network.hidden=[32]",
     "network.observation=compact",
-    "search.simulations=8",
-    "search.fast_simulations=2",
+    "search.sims=8",
+    "search.fast_sims=2",
     "selfplay.concurrent_games=8",
     "selfplay.positions_per_iteration=64",
     "training.iterations=2",

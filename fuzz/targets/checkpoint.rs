@@ -21,8 +21,8 @@ use awale::search::UniformEvaluator;
 pub fn config() -> TrainConfig {
     let mut cfg = TrainConfig::tiny();
     cfg.selfplay.concurrent_games = 4;
-    cfg.search.simulations = 4;
-    cfg.search.fast_simulations = 2;
+    cfg.search.sims = 4;
+    cfg.search.fast_sims = 2;
     cfg
 }
 
@@ -76,7 +76,7 @@ pub fn run(data: &[u8]) {
     }
     // Keep the self-play check cheap: small configs only.
     let games = cfg.selfplay.concurrent_games;
-    let sims = cfg.search.simulations.max(cfg.search.fast_simulations);
+    let sims = cfg.search.sims.max(cfg.search.fast_sims);
     let plies = cfg.rules().map_or(0, |r| r.max_plies);
     if games > 16 || sims > 16 || cfg.search.full_search_prob < 0.1 || plies == 0 || plies > 400 {
         return;

@@ -22,8 +22,8 @@ pub fn config() -> TrainConfig {
     let mut cfg = TrainConfig::tiny();
     cfg.selfplay.concurrent_games = 4;
     cfg.selfplay.threads = 2;
-    cfg.search.simulations = 4;
-    cfg.search.fast_simulations = 2;
+    cfg.search.sims = 4;
+    cfg.search.fast_sims = 2;
     cfg
 }
 

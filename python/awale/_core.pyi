@@ -832,7 +832,7 @@ def search(
 class SelfPlay:
     """Self-play games kept in flight with ``search``'s tree and an evaluator, handing back
     training arrays. Options: the keys of the trainer's ``[search]`` section
-    (``simulations``, ``fast_simulations``, ``full_search_prob``, ...), of ``[selfplay]``
+    (``sims``, ``fast_sims``, ``full_search_prob``, ...), of ``[selfplay]``
     (``max_plies``, ``temperature``, ``temperature_plies``, ``temperature_final``,
     ``random_opening_plies``) and ``search_value_mix``. Reproducible from ``seed`` for a given
     ``threads`` (each thread's games make their own evaluator calls). Pickles as its settings:

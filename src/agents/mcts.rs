@@ -42,7 +42,7 @@ use super::stop::{search_limit, StopSignal};
 use super::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
-use crate::search::{Backup, Policy, Search, SearchSettings, Uct};
+use crate::search::{check_sims, Backup, Policy, Search, SearchSettings, Uct};
 use crate::utility::Utility;
 
 /// Which tree an [`Mcts`] agent searches with (spec option `tree=`).
@@ -315,11 +315,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
             cost: Cost::Simulations,
             help: "simulations per move",
             set: |c, v| {
-                let sims = kind::whole(v)?;
-                if sims == 0 || sims > u32::MAX as u64 {
-                    return Err(format!("{sims} is not between 1 and {}", u32::MAX));
-                }
-                c.sims = sims as u32;
+                c.sims = check_sims(kind::whole(v)?)?;
                 Ok(())
             },
             show: |c| Some(c.sims.to_string()),

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::{TrainError, TrainResult};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
-use crate::search::{Gumbel, Policy, Puct, SearchKind, SearchSettings, Uct};
+use crate::search::{check_sims, Gumbel, Policy, Puct, SearchKind, SearchSettings, Uct};
 use crate::tablebase::table_rules;
 
 /// The whole configuration of a training run.
@@ -64,10 +64,13 @@ pub struct SearchConfig {
     /// `gumbel` (Gumbel root search with sequential halving), `puct` (PUCT with Dirichlet noise)
     /// or `uct` (UCB1 without priors: the network's values only).
     pub kind: SearchKind,
-    /// Simulations of a full search.
-    pub simulations: u32,
-    /// Simulations of a fast search (playout-cap randomisation); equal to `simulations` for none.
-    pub fast_simulations: u32,
+    /// Simulations of a full search (read as `simulations` too, its name before 0.9).
+    #[serde(alias = "simulations")]
+    pub sims: u32,
+    /// Simulations of a fast search (playout-cap randomisation); equal to `sims` for none (read
+    /// as `fast_simulations` too).
+    #[serde(alias = "fast_simulations")]
+    pub fast_sims: u32,
     /// Probability that a move gets a full search (and becomes a training sample).
     pub full_search_prob: f64,
     /// PUCT exploration constant.
@@ -204,8 +207,9 @@ pub struct EvalConfig {
     pub games: usize,
     /// Built-in agents to play (agent specs).
     pub opponents: Vec<String>,
-    /// Simulations of the network's search in evaluation games.
-    pub simulations: u32,
+    /// Simulations of the network's search in evaluation games (read as `simulations` too).
+    #[serde(alias = "simulations")]
+    pub sims: u32,
     /// Games per pairing of the opponents' calibration round-robin (their Elo reference).
     pub calibration_games: usize,
     /// Random plies of each evaluation opening.
@@ -267,8 +271,8 @@ impl Default for SearchConfig {
         let (puct, gumbel, uct) = (Puct::default(), Gumbel::default(), Uct::default());
         SearchConfig {
             kind: SearchKind::Gumbel,
-            simulations: 32,
-            fast_simulations: 8,
+            sims: 32,
+            fast_sims: 8,
             full_search_prob: 0.25,
             c_puct: puct.c_puct,
             dirichlet_alpha: puct.dirichlet_alpha,
@@ -376,7 +380,7 @@ impl Default for EvalConfig {
             every: 10,
             games: 20,
             opponents: vec!["random".into(), "greedy".into(), "alphabeta:depth=2".into()],
-            simulations: 64,
+            sims: 64,
             calibration_games: 10,
             openings: 4,
             final_games: 0,
@@ -431,6 +435,22 @@ pub const MAX_HIDDEN_LAYERS: usize = 16;
 /// Most weights between hidden layers (64 Mi: 256 MiB of f32), so that a config, or a
 /// checkpoint's, cannot ask for an unbounded network.
 pub const MAX_HIDDEN_WEIGHTS: usize = 64 << 20;
+
+/// Config keys renamed, old name first: files and `--set` still read the old names (one name
+/// per idea: `sims` wherever a simulation count is written, as in agent specs and Python).
+pub const RENAMED_KEYS: [(&str, &str); 3] = [
+    ("search.simulations", "search.sims"),
+    ("search.fast_simulations", "search.fast_sims"),
+    ("eval.simulations", "eval.sims"),
+];
+
+/// The new name of a renamed config key ([`RENAMED_KEYS`]).
+pub fn renamed_key(key: &str) -> Option<&'static str> {
+    RENAMED_KEYS
+        .iter()
+        .find(|(old, _)| *old == key)
+        .map(|&(_, new)| new)
+}
 
 impl TrainConfig {
     /// Parses a TOML configuration and checks it.
@@ -540,6 +560,7 @@ impl TrainConfig {
             .split_once('=')
             .ok_or_else(|| TrainError::Config(format!("'{assignment}' should be KEY=VALUE")))?;
         let (key, value) = (key.trim(), value.trim());
+        let key = renamed_key(key).unwrap_or(key);
         let mut doc: toml::Table = toml::from_str(&self.to_toml())
             .map_err(|e| TrainError::Config(format!("internal: {e}")))?;
         let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {value}")) {
@@ -618,11 +639,15 @@ impl TrainConfig {
             ));
         }
         let s = &self.search;
-        if s.simulations == 0 || s.fast_simulations == 0 {
-            return bad("search.simulations and search.fast_simulations must be at least 1".into());
+        for (key, n) in [
+            ("search.sims", s.sims),
+            ("search.fast_sims", s.fast_sims),
+            ("eval.sims", self.eval.sims),
+        ] {
+            check_sims(u64::from(n)).map_err(|e| TrainError::Config(format!("{key}: {e}")))?;
         }
-        if s.fast_simulations > s.simulations {
-            return bad("search.fast_simulations must not exceed search.simulations".into());
+        if s.fast_sims > s.sims {
+            return bad("search.fast_sims must not exceed search.sims".into());
         }
         if !(0.0..=1.0).contains(&s.full_search_prob) || s.full_search_prob == 0.0 {
             return bad("search.full_search_prob must be in (0, 1]".into());
@@ -683,9 +708,6 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&t.search_value_mix) {
             return bad("training.search_value_mix must be in [0, 1]".into());
-        }
-        if self.eval.simulations == 0 {
-            return bad("eval.simulations must be at least 1, got 0".into());
         }
         for o in self.eval.opponents.iter().chain(&self.eval.final_opponents) {
             o.parse::<crate::agents::AgentSpec>()

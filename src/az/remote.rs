@@ -551,7 +551,7 @@ mod tests {
         more.training.iterations += 10;
         more.eval.games += 1;
         assert!(join_reports(&more, 3, &[a.clone(), b.clone()]).is_ok());
-        more.search.simulations += 1;
+        more.search.sims += 1;
         assert!(join_reports(&more, 3, &[a, b]).is_err());
 
         // Games in progress: every shard exactly once.

@@ -54,9 +54,9 @@ pub struct SelfPlaySettings {
     /// The search.
     pub search: SearchSettings,
     /// Simulations of a full search.
-    pub simulations: u32,
+    pub sims: u32,
     /// Simulations of a fast search.
-    pub fast_simulations: u32,
+    pub fast_sims: u32,
     /// Probability of a full search.
     pub full_search_prob: f64,
     /// Temperature of the first plies.
@@ -80,8 +80,8 @@ impl SelfPlaySettings {
     pub fn from_config(cfg: &super::TrainConfig) -> SelfPlaySettings {
         SelfPlaySettings {
             search: cfg.search.settings(),
-            simulations: cfg.search.simulations,
-            fast_simulations: cfg.search.fast_simulations,
+            sims: cfg.search.sims,
+            fast_sims: cfg.search.fast_sims,
             full_search_prob: cfg.search.full_search_prob,
             temperature: cfg.selfplay.temperature,
             temperature_plies: cfg.selfplay.temperature_plies,
@@ -424,7 +424,7 @@ impl Shard {
     fn begin_search(&mut self, i: usize) {
         let t = self.temperature(&self.slots[i].state);
         let st = &self.settings;
-        let (p, sims, fast) = (st.full_search_prob, st.simulations, st.fast_simulations);
+        let (p, sims, fast) = (st.full_search_prob, st.sims, st.fast_sims);
         let slot = &mut self.slots[i];
         slot.full = p >= 1.0 || slot.rng.random_bool(p);
         let budget = if slot.full { sims } else { fast };

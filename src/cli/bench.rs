@@ -250,8 +250,8 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
             "self-play '{}' on {rules}, {label}, {} concurrent games, {} simulations ({} fast, full search p = {})",
             cfg.name,
             cfg.selfplay.concurrent_games,
-            cfg.search.simulations,
-            cfg.search.fast_simulations,
+            cfg.search.sims,
+            cfg.search.fast_sims,
             cfg.search.full_search_prob
         );
         outln!(

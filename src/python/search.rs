@@ -22,11 +22,13 @@ use crate::az::selfplay::{SelfPlay, SelfPlaySettings};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
 use crate::search::BatchSearch;
-use crate::search::{Evaluation, GuidedSearchResult, LeafEvaluator, SearchSettings};
+use crate::search::{
+    check_sims, Evaluation, GuidedSearchResult, LeafEvaluator, SearchSettings, MAX_SIMS,
+};
 use crate::state::State;
 
 /// Keys of `[search]` that belong to self-play only (`awale.search` takes `sims=`).
-const SELF_PLAY_ONLY: [&str; 3] = ["simulations", "fast_simulations", "full_search_prob"];
+const SELF_PLAY_ONLY: [&str; 3] = ["sims", "fast_sims", "full_search_prob"];
 /// Keys of `[selfplay]` that `awale.SelfPlay` takes.
 const SELF_PLAY_KEYS: [&str; 5] = [
     "max_plies",
@@ -126,6 +128,10 @@ fn config_with(
                     known.extend(SELF_PLAY_KEYS);
                     known.push("search_value_mix");
                 }
+                if let Some(new) = crate::az::config::renamed_key(&format!("search.{key}")) {
+                    let new = new.trim_start_matches("search.");
+                    return Err(config_error(format!("{key} is now called {new}")));
+                }
                 return Err(config_error(format!(
                     "unknown search option '{key}' (known: {})",
                     known.join(", ")
@@ -210,6 +216,16 @@ fn states_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Rules, Vec<State>)> {
     }
     let rules = rules.ok_or_else(|| PyValueError::new_err("states is empty: nothing to search"))?;
     Ok((rules, out))
+}
+
+/// The `sims` argument, checked as every simulation count is ([`check_sims`]).
+fn sims_arg(sims: i64) -> PyResult<u32> {
+    u64::try_from(sims)
+        .ok()
+        .and_then(|n| check_sims(n).ok())
+        .ok_or_else(|| {
+            PyValueError::new_err(format!("sims must be from 1 to {MAX_SIMS}, got {sims}"))
+        })
 }
 
 /// A count argument: an int from `min` to `max`.
@@ -401,7 +417,7 @@ pub(crate) fn search(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySearchResult> {
     let (rules, roots) = states_arg(states)?;
-    let sims = count_arg("sims", sims, 1, u32::MAX as i64)? as u32;
+    let sims = sims_arg(sims)?;
     let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
     if !(temperature.is_finite() && temperature >= 0.0) {
         return Err(PyValueError::new_err(format!(
@@ -674,7 +690,7 @@ impl PySearchAgent {
         obs_scale: &str,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PySearchAgent> {
-        let sims = count_arg("sims", sims, 1, u32::MAX as i64)? as u32;
+        let sims = sims_arg(sims)?;
         let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
         let cfg = config_with(&Rules::default(), options, false)?;
         // Read now for its errors; a network's rules are checked when it plays.

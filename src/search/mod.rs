@@ -63,7 +63,7 @@ pub use policy::{Policy, SearchKind};
 pub use puct::Puct;
 pub use result::GuidedSearchResult;
 pub use seq_halving::{considered_visit, considered_visit_sequence};
-pub use settings::SearchSettings;
+pub use settings::{check_sims, SearchSettings, MAX_SIMS};
 pub(crate) use tree::make_room;
 pub use tree::{softmax_legal, Backup};
 pub use uct::Uct;

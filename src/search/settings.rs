@@ -46,3 +46,22 @@ impl SearchSettings {
         self.policy.kind()
     }
 }
+
+/// The most simulations a search may be given, wherever a simulation count is read (agent
+/// specs, training configs, Python): a tree of that many nodes would hold about 288 GB, so a
+/// budget this large is one meant to be cut by a clock (`time_ms`).
+pub const MAX_SIMS: u32 = 1_000_000_000;
+
+/// Checks a simulation count: a whole number from 1 to [`MAX_SIMS`]; the error is the reason.
+///
+/// ```
+/// use awale::search::check_sims;
+/// assert_eq!(check_sims(64), Ok(64));
+/// assert!(check_sims(0).unwrap_err().contains("between 1 and"));
+/// ```
+pub fn check_sims(n: u64) -> Result<u32, String> {
+    if n == 0 || n > u64::from(MAX_SIMS) {
+        return Err(format!("{n} is not between 1 and {MAX_SIMS}"));
+    }
+    Ok(n as u32)
+}

@@ -208,13 +208,7 @@ pub(super) fn periodic_eval(
     let mut run = GameRunConfig::new(games);
     run.openings = cfg.eval.openings;
     run.seed = derive_seed(cfg.seed, 0xe7a1);
-    let r = trainer.evaluate(
-        opponents,
-        cfg.eval.simulations,
-        reference.as_deref(),
-        &run,
-        last,
-    )?;
+    let r = trainer.evaluate(opponents, cfg.eval.sims, reference.as_deref(), &run, last)?;
     trainer.extra.evals.push(r.clone());
     Ok(r)
 }

@@ -27,7 +27,7 @@ use crate::agents::{AgentSpec, Cost, Registry};
 use crate::az::network::NetworkEvaluator;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
-use crate::search::{Mix, Policy, Search, SearchKind, SearchSettings};
+use crate::search::{check_sims, Mix, Policy, Search, SearchKind, SearchSettings};
 use crate::state::State;
 use crate::tablebase::Tablebase;
 
@@ -316,9 +316,7 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
         )));
     }
     let sims = spec.u64_or("sims", play.map_or(64, |p| u64::from(p.sims)))?;
-    if sims == 0 || sims > 1_000_000 {
-        return Err(bad(format!("sims: {sims} is not between 1 and 1000000")));
-    }
+    let sims = check_sims(sims).map_err(|e| bad(format!("sims: {e}")))?;
     let search = &core.config.search;
     let mut kind = search.play_kind.unwrap_or(search.kind);
     if let Some(p) = play {
@@ -343,7 +341,7 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     if !(0.0..=1.0).contains(&lambda) {
         return Err(bad(format!("rollouts: {lambda} is not in [0, 1]")));
     }
-    let mut agent = NnAgent::new(core, spec.display_name(), sims as u32, settings)
+    let mut agent = NnAgent::new(core, spec.display_name(), sims, settings)
         .with_time_ms(time_ms)
         .with_rollouts(lambda as f32);
     if let Some(dir) = spec.get("tb") {

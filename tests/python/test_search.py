@@ -241,7 +241,10 @@ def test_bad_arguments_are_value_or_type_errors():
     with pytest.raises(awale.ConfigError, match="unknown search option 'c_pucts'"):
         awale.search([s], uniform, c_pucts=1.0)
     with pytest.raises(awale.ConfigError, match="self-play setting"):
-        awale.search([s], uniform, simulations=3)
+        awale.search([s], uniform, fast_sims=3)
+    # The names before 0.9 say their new name.
+    with pytest.raises(awale.ConfigError, match="simulations is now called sims"):
+        awale.SelfPlay("abapa", uniform, simulations=4)
     with pytest.raises(awale.ConfigError, match=r"search.c_puct must not be negative, got -1"):
         awale.search([s], uniform, kind="puct", c_puct=-1.0)
     # The one constraint that failed, and no TOML internals (a line of a file, --set).
@@ -289,7 +292,7 @@ def test_ctrl_c_stops_a_long_search_within_a_second():
 def test_self_play_pickles_as_its_settings():
     import pickle
 
-    sp = awale.SelfPlay("abapa", linear, games=4, seed=5, simulations=8, fast_simulations=4,
+    sp = awale.SelfPlay("abapa", linear, games=4, seed=5, sims=8, fast_sims=4,
                         encoding="compact")
     again = pickle.loads(pickle.dumps(sp))
     assert (again.config, again.encoding, again.threads) == (sp.config, sp.encoding, sp.threads)
@@ -302,7 +305,7 @@ def test_self_play_pickles_as_its_settings():
 
 
 def test_self_play_hands_back_training_arrays():
-    sp = awale.SelfPlay("abapa", linear, games=8, seed=2, simulations=16, fast_simulations=4)
+    sp = awale.SelfPlay("abapa", linear, games=8, seed=2, sims=16, fast_sims=4)
     d = sp.play(100)
     m = len(d["obs"])
     assert m >= 100 and d["obs"].shape == (m, 16) and d["obs"].dtype == np.float32
@@ -316,22 +319,22 @@ def test_self_play_hands_back_training_arrays():
     st = d["stats"]
     assert st["positions"] == m and st["games"] > 0 and st["max_batch"] == 8
     # Reproducible from the seed.
-    again = awale.SelfPlay("abapa", linear, games=8, seed=2, simulations=16, fast_simulations=4)
+    again = awale.SelfPlay("abapa", linear, games=8, seed=2, sims=16, fast_sims=4)
     np.testing.assert_array_equal(again.play(100)["policy"], d["policy"])
-    assert "simulations = 16" in sp.config
+    assert "sims = 16" in sp.config
 
 
 def test_self_play_with_threads_and_a_bad_evaluator():
     sp = awale.SelfPlay("oware3", uniform_three := (lambda o, m: (np.zeros(m.shape), np.zeros((len(o), 3)))),
-                        games=6, threads=2, simulations=8, fast_simulations=8)
+                        games=6, threads=2, sims=8, fast_sims=8)
     d = sp.play(30)
     assert d["value"].shape[1] == 3 and sp.threads == 2
     del uniform_three
     boom = awale.SelfPlay("abapa", lambda o, m: 1 / 0, games=4)
     with pytest.raises(ZeroDivisionError):
         boom.play(10)
-    with pytest.raises(awale.ConfigError, match="fast_simulations must not exceed"):
-        awale.SelfPlay("abapa", uniform, simulations=4, fast_simulations=8)
+    with pytest.raises(awale.ConfigError, match="fast_sims must not exceed"):
+        awale.SelfPlay("abapa", uniform, sims=4, fast_sims=8)
     with pytest.raises(ValueError, match="games must be from 1"):
         awale.SelfPlay("abapa", uniform, games=0)
 

@@ -29,8 +29,8 @@ WANT_TRAINER = os.environ.get("AWALE_TRAINER") == "1"
 MICRO = [
     "network.hidden=[32]",
     "network.observation=compact",
-    "search.simulations=8",
-    "search.fast_simulations=2",
+    "search.sims=8",
+    "search.fast_sims=2",
     "selfplay.concurrent_games=8",
     "selfplay.positions_per_iteration=48",
     "selfplay.max_plies=120",
