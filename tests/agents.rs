@@ -4,8 +4,9 @@
 use awale::agents::alphabeta::{WIN, WIN_BOUND};
 use awale::agents::{
     build_agent, parse_agent_list, Agent, AlphaBeta, AlphaBetaSettings, Evaluator, GreedyAgent,
-    Mcts, MctsConfig, MctsTree, Turn,
+    Mcts, MctsConfig, Turn,
 };
+use awale::search::Expansion;
 use awale::{AwaleError, Game, Rules, State, Status};
 
 /// A position with South (player 0) to move.
@@ -435,7 +436,7 @@ fn mcts_finds_wins_in_two_and_three_player_games() {
 }
 
 #[test]
-fn both_mcts_trees_find_the_same_wins_and_classic_plays_as_before() {
+fn both_mcts_expansions_find_the_same_wins() {
     let rules: Rules = "abapa:grand_slam=capture_all".parse().unwrap();
     let s = pos(&rules, [0, 0, 0, 1, 2, 2], [1, 1, 0, 0, 0, 0], [21, 20]);
     let doc = State::from_parts(
@@ -446,74 +447,36 @@ fn both_mcts_trees_find_the_same_wins_and_classic_plays_as_before() {
         0,
     )
     .unwrap();
-    for tree in [MctsTree::Guided, MctsTree::Classic] {
+    for expansion in [Expansion::Child, Expansion::Node] {
         let cfg = MctsConfig {
             sims: 400,
-            tree,
+            expansion,
             ..Default::default()
         };
         let r = Mcts::new(cfg, 5).search(&Turn::new(&rules, &s)).unwrap();
-        assert_eq!(r.best, 5, "{tree:?}: {r:?}");
+        assert_eq!(r.best, 5, "{expansion:?}: {r:?}");
         let r = Mcts::new(cfg, 1)
             .search(&Turn::new(&Rules::abapa(), &doc))
             .unwrap();
-        assert_eq!(r.best, 5, "{tree:?}: {r:?}");
+        assert_eq!(r.best, 5, "{expansion:?}: {r:?}");
         // Every simulation is a visit of one root child.
         assert_eq!(r.children.iter().map(|c| c.1).sum::<u32>(), r.sims);
         assert_eq!(r.sims, 400);
     }
-    // The spec reaches the tree; the classic tree gives the classic search, bit for bit.
-    let spec = build_agent("mcts:sims=300,tree=classic", &rules).unwrap();
-    assert!(spec.name().contains("mcts"));
-    let game = Game::with_seed(Rules::abapa(), 11);
-    let turn = Turn::from_game(&game);
-    let classic = MctsConfig {
-        sims: 300,
-        tree: MctsTree::Classic,
-        ..Default::default()
-    };
-    let a = Mcts::new(classic, 3).search(&turn).unwrap();
-    let b = Mcts::new(classic, 3).search(&turn).unwrap();
-    assert_eq!((a.best, &a.children), (b.best, &b.children));
-    // What the agent found before it became the guided search (commit 1d76ab2, the same
-    // positions, seeds and simulations): `tree=classic` finds it still, bit for bit.
-    let before = [
-        (
-            Rules::abapa(),
-            11,
-            3,
-            300,
-            "5 [(0, 52, -0.01923077), (1, 34, -0.14705883), (2, 29, -0.20689656), (3, 65, 0.015384615), (4, 54, -0.018518519), (5, 66, 0.09090909)]",
-        ),
-        (
-            Rules::oware(3).unwrap(),
-            3,
-            9,
-            200,
-            "0 [(0, 72, -0.33333334), (1, 60, -0.36666667), (2, 27, -0.5925926), (3, 41, -0.46341464)]",
-        ),
-        (
-            "wari".parse().unwrap(),
-            5,
-            1,
-            500,
-            "0 [(0, 228, 0.13596492), (1, 27, -0.33333334), (2, 72, -0.055555556), (3, 62, -0.08064516), (4, 34, -0.23529412), (5, 77, -0.038961038)]",
-        ),
-    ];
-    for (rules, game_seed, seed, sims, want) in before {
-        let game = Game::with_seed(rules, game_seed);
-        let cfg = MctsConfig {
-            sims,
-            tree: MctsTree::Classic,
-            ..Default::default()
-        };
-        let r = Mcts::new(cfg, seed)
-            .search(&Turn::from_game(&game))
-            .unwrap();
-        assert_eq!(format!("{} {:?}", r.best, r.children), want, "{rules}");
-    }
-    let e = build_agent("mcts:tree=oak", &rules).err().unwrap();
-    assert!(e.to_string().contains("guided or classic"), "{e}");
+    // The spec reaches the tree.
+    let a = build_agent("mcts:sims=300,expand=node", &rules).unwrap();
+    assert!(a.name().contains("expand=node"));
+    assert!(
+        a.memory_bytes(&rules)
+            < build_agent("mcts:sims=300", &rules)
+                .unwrap()
+                .memory_bytes(&rules)
+    );
+    let e = build_agent("mcts:expand=oak", &rules).err().unwrap();
+    assert!(
+        e.to_string().contains("not an expansion (node, child)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -586,26 +549,26 @@ fn speed_figures() {
             nodes as f64 / secs / 1e6
         );
     }
-    for (preset, tree) in [
-        ("abapa", MctsTree::Guided),
-        ("abapa", MctsTree::Classic),
-        ("oware3", MctsTree::Guided),
-        ("oware3", MctsTree::Classic),
+    for (preset, expansion) in [
+        ("abapa", Expansion::Child),
+        ("abapa", Expansion::Node),
+        ("oware3", Expansion::Child),
+        ("oware3", Expansion::Node),
     ] {
         let rules: Rules = preset.parse().unwrap();
         let s = State::initial(&rules, 0);
         let mut m = Mcts::new(
             MctsConfig {
                 sims: 20_000,
-                tree,
+                expansion,
                 ..Default::default()
             },
             1,
         );
         let r = m.search(&Turn::new(&rules, &s)).unwrap();
         println!(
-            "mcts {preset} ({}): {} simulations in {:.2} s = {:.0} sims/s",
-            tree.name(),
+            "mcts {preset} (expand={}): {} simulations in {:.2} s = {:.0} sims/s",
+            expansion.name(),
             r.sims,
             r.elapsed.as_secs_f64(),
             r.sims as f64 / r.elapsed.as_secs_f64()

@@ -4,38 +4,14 @@
 
 use awale::az::config::TableSamples;
 use awale::az::data::{ByteReader, ByteWriter, ReplayBuffer};
-use awale::az::network::{Network, NetworkEvaluator, UniformNetwork};
+use awale::az::network::{NetworkEvaluator, UniformNetwork};
 use awale::az::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use awale::az::TrainConfig;
-use awale::batch::ObsEncoding;
 use awale::search::{LeafEvaluator, UniformEvaluator};
 use awale::Rules;
+use hand_networks::SeedCounter;
 
-/// A hand-written network: prefers houses with many seeds (read back from the encoded input)
-/// and values the mover's store lead.
-struct SeedCounter(Rules);
-
-impl Network for SeedCounter {
-    fn rules(&self) -> Rules {
-        self.0
-    }
-    fn encoding(&self) -> ObsEncoding {
-        ObsEncoding::Compact
-    }
-    fn infer(&self, features: &[f32], batch: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
-        let h = self.0.houses as usize;
-        let dim = features.len() / batch.max(1);
-        let pits = self.0.pits();
-        logits.clear();
-        values.clear();
-        for row in features.chunks_exact(dim).take(batch) {
-            // Compact rows start with the mover's houses.
-            logits.extend(row[..h].iter().map(|x| 4.0 * x));
-            let stores = &row[pits..pits + 2];
-            values.push((stores[0] - stores[1]).clamp(-1.0, 1.0));
-        }
-    }
-}
+mod hand_networks;
 
 fn settings(seed: u64) -> SelfPlaySettings {
     let mut cfg = TrainConfig::tiny();
@@ -543,19 +519,32 @@ fn renamed_config_keys_still_read_and_every_simulation_count_is_checked_once() {
         "rules = \"abapa\"\n[search]\nsimulations = 12\nfast_simulations = 3\n[eval]\nsimulations = 5\n",
     )
     .unwrap();
-    assert_eq!((cfg.search.sims, cfg.search.fast_sims, cfg.eval.sims), (12, 3, 5));
+    assert_eq!(
+        (cfg.search.sims, cfg.search.fast_sims, cfg.eval.sims),
+        (12, 3, 5)
+    );
     let mut cfg = TrainConfig::tiny();
     cfg.set("search.simulations=9").unwrap();
     assert_eq!(cfg.search.sims, 9);
     for (assignment, want) in [
-        ("search.sims=0", "search.sims: 0 is not between 1 and 1000000000"),
+        (
+            "search.sims=0",
+            "search.sims: 0 is not between 1 and 1000000000",
+        ),
         ("search.fast_sims=0", "search.fast_sims: 0 is not between 1"),
-        ("eval.sims=2000000000", "eval.sims: 2000000000 is not between 1"),
+        (
+            "eval.sims=2000000000",
+            "eval.sims: 2000000000 is not between 1",
+        ),
     ] {
         let e = cfg.clone().set(assignment).unwrap_err().to_string();
         assert!(e.contains(want), "{assignment}: {e}");
     }
     // The same bound for an agent spec's count.
     let e = awale::agents::build_agent("mcts:sims=2000000000", &Rules::abapa()).unwrap_err();
-    assert!(e.to_string().contains("2000000000 is not between 1 and 1000000000"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("2000000000 is not between 1 and 1000000000"),
+        "{e}"
+    );
 }

@@ -6,10 +6,9 @@
 
 use awale::agents::{build_agent, Turn};
 use awale::az::data::{ByteWriter, ReplayBuffer};
-use awale::az::network::{Network, NetworkEvaluator};
+use awale::az::network::NetworkEvaluator;
 use awale::az::selfplay::{play_out, SelfPlay, SelfPlaySettings};
 use awale::az::TrainConfig;
-use awale::batch::ObsEncoding;
 use awale::search::BatchSearch;
 use awale::search::{
     Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchKind, SearchSettings,
@@ -17,6 +16,9 @@ use awale::search::{
 use awale::{Game, Rules, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+mod hand_networks;
+use hand_networks::SeedCounter;
 
 /// A deterministic evaluator whose logits and values follow the board, so that priors matter.
 struct BoardEvaluator(Rules);
@@ -179,8 +181,8 @@ fn play_out_is_pinned() {
     );
 }
 
-#[test]
-fn the_mcts_agent_is_pinned() {
+/// The `mcts` agent's searches on fixed positions, with `extra` options: a digest.
+fn mcts_digest(extra: &str) -> String {
     let mut out = String::new();
     for (preset, plies, seed, sims) in [
         ("abapa", 0, 1, 300),
@@ -197,7 +199,7 @@ fn the_mcts_agent_is_pinned() {
             g.apply(mv).unwrap();
         }
         for spec in ["mcts:sims=SIMS", "mcts:sims=SIMS,utility=seeds,c=0.7"] {
-            let spec = spec.replace("SIMS", &sims.to_string());
+            let spec = spec.replace("SIMS", &sims.to_string()) + extra;
             let mut a = build_agent(&spec, &rules).unwrap();
             a.reset(seed);
             let mv = a.select(&Turn::from_game(&g)).unwrap();
@@ -210,32 +212,15 @@ fn the_mcts_agent_is_pinned() {
             out += &format!("{mv} {:?} {moves:?}\n", t.nodes);
         }
     }
-    assert_eq!(digest(&out), "a3e881e586f81e2f");
+    digest(&out)
 }
 
-/// A hand-written network (as in tests/az.rs): prefers houses with many seeds, values the
-/// mover's store lead.
-struct SeedCounter(Rules);
-
-impl Network for SeedCounter {
-    fn rules(&self) -> Rules {
-        self.0
-    }
-    fn encoding(&self) -> ObsEncoding {
-        ObsEncoding::Compact
-    }
-    fn infer(&self, features: &[f32], batch: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
-        let h = self.0.houses as usize;
-        let dim = features.len() / batch.max(1);
-        let pits = self.0.pits();
-        logits.clear();
-        values.clear();
-        for row in features.chunks_exact(dim).take(batch) {
-            logits.extend(row[..h].iter().map(|x| 4.0 * x));
-            let stores = &row[pits..pits + 2];
-            values.push((stores[0] - stores[1]).clamp(-1.0, 1.0));
-        }
-    }
+#[test]
+fn the_mcts_agent_is_pinned() {
+    // `expand=node` is the agent as it searched before its default became classic MCTS's
+    // expansion (CHANGELOG): the digest taken then.
+    assert_eq!(mcts_digest(",expand=node"), "a3e881e586f81e2f");
+    assert_eq!(mcts_digest(""), "c80bda450d81d937");
 }
 
 #[test]

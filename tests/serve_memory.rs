@@ -42,11 +42,12 @@ fn search_trees_count_against_the_memory_budget() {
         "2",
     ]);
     let probe = Probe::watching(&srv);
-    // The games: a tree of 100,000 simulations kept after one move (about 28 MiB
-    // each, 34 MiB for the classic tree), from 8 addresses; 24 of them would hold 700 MB.
+    // The games: a tree of 100,000 simulations kept after one move (about 27 MiB
+    // each with one node a simulation, 54 MiB with two), from 8 addresses; 24 of them would hold
+    // over 1 GB.
     let mut ids = Vec::new();
     for k in 0..24u8 {
-        let tree = if k % 3 == 2 { "tree=classic," } else { "" };
+        let tree = if k % 3 == 2 { "expand=node," } else { "" };
         let spec = format!("mcts:{tree}sims=100000,playout_plies=1");
         let id = new_game(
             srv.addr,
@@ -390,7 +391,8 @@ fn a_networks_memory_and_tree_are_counted() {
     );
     let (_, v) = call(srv.addr, "GET", "/api/agents", None);
     let held = v["memory_used_mb"]["games"].as_u64().unwrap();
-    let tree = awale::search::Search::tree_bytes(100_000) >> 20;
+    let settings = awale::search::SearchSettings::default();
+    let tree = awale::search::Search::tree_bytes(&settings, 100_000) >> 20;
     assert!(held > tree, "{held} MiB held, a tree of {tree} MiB: {v}");
     assert_eq!(
         call(srv.addr, "DELETE", &format!("/api/games/{id}"), None).0,

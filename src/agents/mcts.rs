@@ -5,8 +5,10 @@
 //! Each node keeps the sum of the returns of every player (max^n): at a node, the player to
 //! move picks the child that maximises *his own* mean return plus the exploration bonus
 //! `c·sqrt(ln N / n)`, unvisited children first (in an order drawn from the agent's seed). A
-//! simulation walks down the tree to a position not yet in it, adds it, plays one game out from
-//! it with uniformly random moves, and adds the outcome to every node on the way. Outcomes are
+//! simulation walks down the tree to a position not yet in it, adds it and a random child of it
+//! (classic MCTS's expansion, [`Expansion::Child`]; `expand=node` adds the position alone),
+//! plays one game out from there with uniformly random moves, and adds the outcome to every
+//! node on the way. Outcomes are
 //! [`crate::State::outcome_by_stores`]'s: +1 for the sole leader in captured seeds, 0 for a shared lead, -1 for the
 //! others; a playout cut off at `playout_plies` (or by the rules' ply limit) is adjudicated the
 //! same way, and a repetition (in the tree, from the game's own history on, or within a
@@ -15,10 +17,6 @@
 //! `time_ms` (and the stop signal, [`Agent::set_stop`]) is read before every simulation and
 //! every [`CHECK_PLIES`](super::playout::CHECK_PLIES) plies of a playout; a playout cut by it is adjudicated like one cut off
 //! at `playout_plies`. At least one simulation runs.
-//!
-//! `tree=classic` plays as the agent did before it became the guided search (its own tree, in
-//! `mcts_classic.rs`: every child of a leaf created at once, the playout from a random one,
-//! the game's history in the repetition window); docs/performance.md compares the two.
 //!
 //! ```
 //! use awale::agents::{Mcts, MctsConfig, Turn};
@@ -36,36 +34,15 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::kind::{self, AgentKind, AgentOption, Cost};
-use super::mcts_classic::ClassicTree;
 use super::playout::PlayoutEvaluator;
 use super::stop::{search_limit, StopSignal};
 use super::{no_move, Agent, MoveThought, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
-use crate::search::{check_sims, Backup, Policy, Search, SearchSettings, Uct};
+use crate::search::{check_sims, Backup, Expansion, Policy, Search, SearchSettings, Uct};
 use crate::utility::Utility;
 
-/// Which tree an [`Mcts`] agent searches with (spec option `tree=`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum MctsTree {
-    /// The guided search with random playouts (the project's one tree).
-    #[default]
-    Guided,
-    /// The agent's own tree of before (its moves as they were).
-    Classic,
-}
-
-impl MctsTree {
-    /// `guided` or `classic`.
-    pub fn name(self) -> &'static str {
-        match self {
-            MctsTree::Guided => "guided",
-            MctsTree::Classic => "classic",
-        }
-    }
-}
-
-/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,time_ms=..,c=..,playout_plies=..,tree=..,utility=..`).
+/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,time_ms=..,c=..,playout_plies=..,expand=..,utility=..`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MctsConfig {
     /// Simulations per move (at least 1); with `time_ms`, whichever ends first.
@@ -76,9 +53,10 @@ pub struct MctsConfig {
     pub c: f32,
     /// Most random plies in one playout before it is adjudicated by the stores.
     pub playout_plies: u32,
-    /// The tree: the guided search (default) or the classic one.
-    pub tree: MctsTree,
-    /// What a finished game or playout is worth ([`Utility`]; the guided tree only).
+    /// Where a playout starts: at a random child of the new node, which enters the tree too
+    /// (the default), or at the new node ([`Expansion`]).
+    pub expansion: Expansion,
+    /// What a finished game or playout is worth ([`Utility`]).
     pub utility: Utility,
 }
 
@@ -89,7 +67,7 @@ impl Default for MctsConfig {
             time_ms: 0,
             c: 1.4,
             playout_plies: 300,
-            tree: MctsTree::Guided,
+            expansion: Expansion::Child,
             utility: Utility::Outcome,
         }
     }
@@ -145,11 +123,10 @@ impl MctsResult {
 pub struct Mcts {
     cfg: MctsConfig,
     name: String,
-    /// Draws the order of unvisited children (and the classic tree's shuffles and playouts).
+    /// Draws the order of unvisited children and the children where playouts start.
     rng: ChaCha8Rng,
-    /// The guided tree and its evaluator, for the rules of the last move.
+    /// The tree and its evaluator, for the rules of the last move.
     guided: Option<(Rules, Search, PlayoutEvaluator)>,
-    classic: ClassicTree,
     last: Option<MctsResult>,
     /// Read with the clock ([`Agent::set_stop`]).
     stop: Option<StopSignal>,
@@ -165,7 +142,6 @@ impl Mcts {
             cfg,
             rng: ChaCha8Rng::seed_from_u64(seed),
             guided: None,
-            classic: ClassicTree::default(),
             last: None,
             stop: None,
         }
@@ -182,10 +158,14 @@ impl Mcts {
         &self.cfg
     }
 
-    /// The guided search's settings: UCT with the agent's `c`, its utility, max^n backup.
+    /// The search's settings: UCT with the agent's `c` and expansion, its utility, max^n
+    /// backup.
     pub fn settings(cfg: &MctsConfig) -> SearchSettings {
         SearchSettings {
-            policy: Policy::Uct(Uct { c: cfg.c }),
+            policy: Policy::Uct(Uct {
+                c: cfg.c,
+                expansion: cfg.expansion,
+            }),
             utility: cfg.utility,
             backup: Backup::Maxn,
         }
@@ -210,18 +190,7 @@ impl Mcts {
             });
         }
         let deadline = (self.cfg.time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.time_ms));
-        let (sims, mut children) = match self.cfg.tree {
-            MctsTree::Classic => self.classic.search(
-                (self.cfg.sims, self.cfg.c, self.cfg.playout_plies),
-                &mut self.rng,
-                rules,
-                root,
-                turn.history,
-                deadline,
-                self.stop.as_ref(),
-            ),
-            MctsTree::Guided => self.guided(rules, root, turn.history, deadline),
-        };
+        let (sims, mut children) = self.guided(rules, root, turn.history, deadline);
         children.sort_by_key(|c| c.0);
         let best = children
             .iter()
@@ -294,13 +263,10 @@ impl Agent for Mcts {
         self.stop = Some(stop);
     }
 
-    /// Its tree at the whole budget of `sims` simulations (the guided tree adds at most one
-    /// node a simulation, the classic tree every child of one node).
-    fn memory_bytes(&self, rules: &Rules) -> u64 {
-        match self.cfg.tree {
-            MctsTree::Guided => Search::tree_bytes(self.cfg.sims),
-            MctsTree::Classic => ClassicTree::tree_bytes(self.cfg.sims, rules),
-        }
+    /// Its tree at the whole budget of `sims` simulations (two nodes a simulation with the
+    /// default expansion, one with `expand=node`).
+    fn memory_bytes(&self, _rules: &Rules) -> u64 {
+        Search::tree_bytes(&Mcts::settings(&self.cfg), self.cfg.sims)
     }
 }
 
@@ -345,18 +311,14 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
             show: |c| Some(c.c.to_string()),
         },
         AgentOption {
-            key: "tree",
+            key: "expand",
             cost: Cost::Free,
-            help: "guided (the project's search with random playouts) or classic (the old tree)",
+            help: "child (a playout starts at a random child of the new node, which enters the tree too: classic MCTS) or node (at the new node)",
             set: |c, v| {
-                c.tree = match v {
-                    "guided" => MctsTree::Guided,
-                    "classic" => MctsTree::Classic,
-                    _ => return Err(format!("'{v}' is not guided or classic")),
-                };
+                c.expansion = v.parse()?;
                 Ok(())
             },
-            show: |c| Some(c.tree.name().to_string()),
+            show: |c| Some(c.expansion.name().to_string()),
         },
         AgentOption {
             key: "playout_plies",
@@ -371,7 +333,7 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
         AgentOption {
             key: "utility",
             cost: Cost::Free,
-            help: "what a game is worth: outcome (the rules' returns), first (the share of the first place), rank or seeds; the guided tree only",
+            help: "what a game is worth: outcome (the rules' returns), first (the share of the first place), rank or seeds",
             set: |c, v| {
                 c.utility = v.parse()?;
                 Ok(())
@@ -381,12 +343,6 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
     ],
     defaults: MctsConfig::default,
     build: |cfg, spec, _rules| {
-        if cfg.tree == MctsTree::Classic && cfg.utility != Utility::Outcome {
-            return Err(spec.error(format!(
-                "utility={} needs the guided tree (tree=classic scores games by their outcome)",
-                cfg.utility
-            )));
-        }
         Ok(Box::new(Mcts::new(cfg, 0).with_name(spec.display_name())))
     },
 };

@@ -315,7 +315,10 @@ impl SearchConfig {
                 c_visit: self.gumbel_c_visit,
                 c_scale: self.gumbel_c_scale,
             }),
-            SearchKind::Uct => Policy::Uct(Uct { c: self.c_uct }),
+            SearchKind::Uct => Policy::Uct(Uct {
+                c: self.c_uct,
+                ..Uct::default()
+            }),
         };
         SearchSettings {
             policy,

@@ -54,16 +54,24 @@ impl Search {
         &self.settings
     }
 
-    /// The most memory, in bytes, the nodes of a search of `budget` simulations hold: one node
-    /// a simulation and the root (the node array grows as a `Vec` does, but never past the
-    /// budget's nodes).
+    /// The most memory, in bytes, the nodes of a search of `budget` simulations with `settings`
+    /// hold: the root, and one node a simulation (two with [`super::Expansion::Child`]); the
+    /// node array grows as a `Vec` does, but never past the budget's nodes.
     ///
     /// ```
-    /// use awale::search::Search;
-    /// assert_eq!(Search::tree_bytes(999), 10 * Search::tree_bytes(99));
+    /// use awale::search::{Search, SearchSettings};
+    /// let s = SearchSettings::default();
+    /// assert_eq!(Search::tree_bytes(&s, 999), 10 * Search::tree_bytes(&s, 99));
     /// ```
-    pub fn tree_bytes(budget: u32) -> u64 {
-        Tree::bytes(budget)
+    pub fn tree_bytes(settings: &SearchSettings, budget: u32) -> u64 {
+        let per_simulation = settings.policy.nodes_per_simulation();
+        Tree::bytes(Tree::most_nodes(budget, per_simulation))
+    }
+
+    /// The most nodes of the search under way (its budget may still be raised).
+    fn most_nodes(&self) -> usize {
+        let per_simulation = self.settings.policy.nodes_per_simulation();
+        Tree::most_nodes(self.root.budget, per_simulation)
     }
 
     /// Starts a search of `budget` simulations from `root` (a position where the game goes on).
@@ -72,11 +80,11 @@ impl Search {
     /// UCT has none.
     pub fn start(&mut self, root: State, budget: u32, noise: Option<f32>) {
         debug_assert!(!root.is_over());
-        self.tree.reset(root, budget);
         self.root = Root {
             budget,
             ..Root::default()
         };
+        self.tree.reset(root, self.most_nodes());
         self.noise = noise;
         self.pending = None;
         self.root_evaluated = false;
@@ -157,7 +165,17 @@ impl Search {
                     .select(&self.tree, node, &self.root, rng);
                 let child = self.tree.nodes[node as usize].children[a];
                 if child == NONE {
-                    let idx = self.add_child(node, a, cycles);
+                    let mut idx = self.add_child(node, a, cycles);
+                    let new = &self.tree.nodes[idx as usize];
+                    let policy = self.settings.policy;
+                    if !new.terminal {
+                        if let Some(b) = policy.evaluation_child(new.legal, rng) {
+                            if cycles {
+                                self.enter(idx);
+                            }
+                            idx = self.add_child(idx, b, cycles);
+                        }
+                    }
                     let new = &self.tree.nodes[idx as usize];
                     if new.terminal {
                         let v = new.raw_value;
@@ -193,7 +211,8 @@ impl Search {
         if cycles && !captured && !s.is_over() && self.path.contains(&s.key()) {
             s.end_by_repetition(&rules);
         }
-        self.tree.add_child(node, a, s, captured, self.root.budget)
+        let most = self.most_nodes();
+        self.tree.add_child(node, a, s, captured, most)
     }
 
     /// Adds entering `node` to the simulation's repetition window (restarted by a capture).
@@ -321,7 +340,10 @@ mod tests {
             assert!(len <= budget as usize + 1);
             // The array kept from the largest budget so far, never more.
             let held = (capacity * std::mem::size_of::<super::super::tree::Node>()) as u64;
-            assert!(held <= Search::tree_bytes(largest), "{budget}: {held}");
+            assert!(
+                held <= Search::tree_bytes(&settings, largest),
+                "{budget}: {held}"
+            );
         }
     }
 }

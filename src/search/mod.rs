@@ -34,7 +34,7 @@
 //! let rules = Rules::abapa();
 //! // House F captures 5 and reaches 25 seeds: an immediate win.
 //! let s = State::from_parts(&rules, &[1, 0, 0, 0, 0, 2, 1, 2, 5, 0, 0, 0], &[20, 17], 0, 0).unwrap();
-//! let mut search = Search::new(rules, SearchSettings::new(Policy::Uct(Uct { c: 1.4 })));
+//! let mut search = Search::new(rules, SearchSettings::new(Policy::Uct(Uct::default())));
 //! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
 //! search.start(s, 300, None);
 //! search.run(&mut PlayoutEvaluator::new(rules, 300, 1), &mut rng, None);
@@ -64,9 +64,8 @@ pub use puct::Puct;
 pub use result::GuidedSearchResult;
 pub use seq_halving::{considered_visit, considered_visit_sequence};
 pub use settings::{check_sims, SearchSettings, MAX_SIMS};
-pub(crate) use tree::make_room;
 pub use tree::{softmax_legal, Backup};
-pub use uct::Uct;
+pub use uct::{Expansion, Uct};
 
 /// The most houses per player a network and search support.
 pub const MAX_ACTIONS: usize = 16;

@@ -124,6 +124,24 @@ impl Policy {
         pick
     }
 
+    /// The most nodes a simulation adds to the tree: 2 for UCT with [`super::Expansion::Child`],
+    /// else 1.
+    pub fn nodes_per_simulation(&self) -> u32 {
+        match self {
+            Policy::Uct(u) if u.expansion == super::Expansion::Child => 2,
+            _ => 1,
+        }
+    }
+
+    /// The child of a new node (its `legal` actions) where a simulation is evaluated instead of
+    /// the node ([`super::Expansion::Child`]).
+    pub(super) fn evaluation_child<R: Rng>(&self, legal: u16, rng: &mut R) -> Option<usize> {
+        match self {
+            Policy::Uct(u) => u.evaluation_child(legal, rng),
+            _ => None,
+        }
+    }
+
     /// Applies the root noise of strength `scale` once the root is evaluated.
     pub(super) fn add_root_noise<R: Rng>(
         &self,

@@ -10,7 +10,7 @@ use crate::utility::Utility;
 ///
 /// ```
 /// use awale::search::{Policy, SearchKind, SearchSettings, Uct};
-/// let s = SearchSettings::new(Policy::Uct(Uct { c: 0.7 }));
+/// let s = SearchSettings::new(Policy::Uct(Uct { c: 0.7, ..Uct::default() }));
 /// assert_eq!(s.kind(), SearchKind::Uct);
 /// assert_eq!(SearchSettings::default().kind(), SearchKind::Gumbel);
 /// ```
@@ -48,7 +48,7 @@ impl SearchSettings {
 }
 
 /// The most simulations a search may be given, wherever a simulation count is read (agent
-/// specs, training configs, Python): a tree of that many nodes would hold about 288 GB, so a
+/// specs, training configs, Python): a tree of that many nodes would hold about 284 GB, so a
 /// budget this large is one meant to be cut by a clock (`time_ms`).
 pub const MAX_SIMS: u32 = 1_000_000_000;
 

@@ -90,7 +90,7 @@ impl Node {
 /// Room for one more element in `nodes`, a tree's node array that will hold at most `most`
 /// elements: the capacity doubles as a `Vec`'s does, but not past `most` (and `most` itself
 /// grows only with the tree's budget), so that the array's memory follows its bound.
-pub(crate) fn make_room<T>(nodes: &mut Vec<T>, most: usize) {
+fn make_room<T>(nodes: &mut Vec<T>, most: usize) {
     if nodes.len() == nodes.capacity() {
         let want = (nodes.len() * 2).max(16).min(most).max(nodes.len() + 1);
         nodes.reserve_exact(want - nodes.len());
@@ -116,34 +116,39 @@ impl Tree {
         }
     }
 
-    /// The most memory, in bytes, a tree of `budget` simulations holds: one node a simulation
+    /// The most nodes of a tree of `budget` simulations that add `per_simulation` nodes each,
     /// and the root.
-    pub(super) fn bytes(budget: u32) -> u64 {
-        (u64::from(budget) + 1) * std::mem::size_of::<Node>() as u64
+    pub(super) fn most_nodes(budget: u32, per_simulation: u32) -> usize {
+        (u64::from(budget) * u64::from(per_simulation) + 1).min(usize::MAX as u64) as usize
     }
 
-    /// Empties the tree down to `root`, with room for a search of `budget` simulations.
-    pub(super) fn reset(&mut self, root: State, budget: u32) {
+    /// The most memory, in bytes, a tree of `nodes` nodes holds.
+    pub(super) fn bytes(nodes: usize) -> u64 {
+        nodes as u64 * std::mem::size_of::<Node>() as u64
+    }
+
+    /// Empties the tree down to `root`, with room for `most` nodes.
+    pub(super) fn reset(&mut self, root: State, most: usize) {
         self.nodes.clear();
-        make_room(&mut self.nodes, budget as usize + 1);
+        make_room(&mut self.nodes, most);
         self.nodes
             .push(Node::new(root, NONE, &self.rules, self.utility));
     }
 
     /// Creates the child of `node` by action `a`, reached as `state` (by a capture when
-    /// `captured`), in a tree of at most `budget` simulations; returns its index.
+    /// `captured`), in a tree of at most `most` nodes; returns its index.
     pub(super) fn add_child(
         &mut self,
         node: u32,
         a: usize,
         state: State,
         captured: bool,
-        budget: u32,
+        most: usize,
     ) -> u32 {
         let idx = self.nodes.len() as u32;
         let mut new = Node::new(state, node, &self.rules, self.utility);
         new.captured = captured;
-        make_room(&mut self.nodes, budget as usize + 1);
+        make_room(&mut self.nodes, most);
         self.nodes.push(new);
         self.nodes[node as usize].children[a] = idx;
         idx
@@ -252,4 +257,15 @@ pub fn softmax_legal(logits: &[f32; MAX_ACTIONS], legal: u16, h: usize) -> [f32;
         *x /= sum;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_is_284_bytes() {
+        // docs/play.md counts a tree's memory so.
+        assert_eq!(std::mem::size_of::<Node>(), 284);
+    }
 }

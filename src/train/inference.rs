@@ -215,7 +215,7 @@ impl Agent for NnAgent {
     /// Its network (shared with the other agents of the same file, counted whole here) and
     /// its tree at the whole budget of `sims` simulations.
     fn memory_bytes(&self, _rules: &Rules) -> u64 {
-        self.core.memory_bytes() + Search::tree_bytes(self.sims)
+        self.core.memory_bytes() + Search::tree_bytes(self.search.settings(), self.sims)
     }
 }
 
