@@ -45,7 +45,7 @@ fn perfect(rules: &Rules, time_ms: u64) -> PerfectAgent {
 
 const LIMITED: [&str; 3] = [
     "mcts:sims=1,playout_plies=1000000000,time_ms=200",
-    "mcts:expand=node,sims=1,playout_plies=1000000000,time_ms=200",
+    "mcts:expand=child,sims=1,playout_plies=1000000000,time_ms=200",
     "alphabeta:depth=40,time_ms=200",
 ];
 
@@ -95,7 +95,7 @@ fn stopped_from_outside(mut agent: Box<dyn Agent>, rules: Rules, what: &str) {
 
 const UNLIMITED: [&str; 4] = [
     "mcts:sims=100000000",
-    "mcts:expand=node,sims=100000000",
+    "mcts:expand=child,sims=100000000",
     "mcts:sims=2,playout_plies=1000000000",
     "alphabeta:depth=40",
 ];
@@ -107,7 +107,7 @@ fn a_stop_signal_ends_the_search_at_once() {
         stopped_from_outside(build_agent(spec, &rules).unwrap(), rules, spec);
     }
     // Through another display name (the registry's wrapper forwards the signal).
-    let spec = "mcts:expand=node,sims=100000000,name=slow";
+    let spec = "mcts:expand=child,sims=100000000,name=slow";
     stopped_from_outside(build_agent(spec, &rules).unwrap(), rules, spec);
     stopped_from_outside(
         Box::new(perfect(&tabled(), 0)),

@@ -464,14 +464,11 @@ fn both_mcts_expansions_find_the_same_wins() {
         assert_eq!(r.sims, 400);
     }
     // The spec reaches the tree.
-    let a = build_agent("mcts:sims=300,expand=node", &rules).unwrap();
-    assert!(a.name().contains("expand=node"));
-    assert!(
-        a.memory_bytes(&rules)
-            < build_agent("mcts:sims=300", &rules)
-                .unwrap()
-                .memory_bytes(&rules)
-    );
+    let a = build_agent("mcts:sims=300,expand=child", &rules).unwrap();
+    assert!(a.name().contains("expand=child"));
+    // Two nodes a simulation, against one, and the root.
+    let node = build_agent("mcts:sims=300", &rules).unwrap();
+    assert_eq!(a.memory_bytes(&rules), 2 * node.memory_bytes(&rules) - 284);
     let e = build_agent("mcts:expand=oak", &rules).err().unwrap();
     assert!(
         e.to_string().contains("not an expansion (node, child)"),

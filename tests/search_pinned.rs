@@ -217,10 +217,11 @@ fn mcts_digest(extra: &str) -> String {
 
 #[test]
 fn the_mcts_agent_is_pinned() {
-    // `expand=node` is the agent as it searched before its default became classic MCTS's
-    // expansion (CHANGELOG): the digest taken then.
+    // The default (`expand=node`): the digest taken before the search became policies over one
+    // tree. `expand=child`, classic MCTS's expansion, is new.
+    assert_eq!(mcts_digest(""), "a3e881e586f81e2f");
     assert_eq!(mcts_digest(",expand=node"), "a3e881e586f81e2f");
-    assert_eq!(mcts_digest(""), "c80bda450d81d937");
+    assert_eq!(mcts_digest(",expand=child"), "c80bda450d81d937");
 }
 
 #[test]

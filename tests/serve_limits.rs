@@ -134,7 +134,7 @@ fn every_agent_move_ends_within_the_move_time() {
         (slow_rules, "mcts:sims=100000,playout_plies=2000"),
         (
             slow_rules,
-            "mcts:expand=node,sims=100000,playout_plies=2000",
+            "mcts:expand=child,sims=100000,playout_plies=2000",
         ),
         (slow_rules, "alphabeta:depth=20"),
         ("abapa", "perfect:fallback_depth=20"),

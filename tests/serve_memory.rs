@@ -47,7 +47,7 @@ fn search_trees_count_against_the_memory_budget() {
     // over 1 GB.
     let mut ids = Vec::new();
     for k in 0..24u8 {
-        let tree = if k % 3 == 2 { "expand=node," } else { "" };
+        let tree = if k % 3 == 2 { "expand=child," } else { "" };
         let spec = format!("mcts:{tree}sims=100000,playout_plies=1");
         let id = new_game(
             srv.addr,
