@@ -51,9 +51,10 @@ if grep -Eq '\.(ipynb|png|jpg|svg|jsonl|py|pyi)$|^(notebooks|runs|docs/img|pytho
   exit 1
 fi
 # A ceiling against files the include list lets in by mistake (the checks above name the kinds):
-# the crate is the source files, 153 at issue 42, and the baselines' 12 files (issue 50).
-if (( count > 200 )); then
-  echo "error: $count files in the crate (more than 200): review the include list in Cargo.toml" >&2
+# the crate is the source files, 153 at issue 42 and 163 after the search's split (issue 51),
+# the baselines' 12 files (issue 50), the recipes and the packaging files: 201 at issue 51.
+if (( count > 240 )); then
+  echo "error: $count files in the crate (more than 240): review the include list in Cargo.toml" >&2
   exit 1
 fi
 echo "   ($((SECONDS - START)) s)"
