@@ -191,13 +191,7 @@ impl Mcts {
             });
         }
         let deadline = (self.cfg.time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.time_ms));
-        let (sims, mut children) = self.guided(rules, root, turn.history, deadline);
-        children.sort_by_key(|c| c.0);
-        let best = children
-            .iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2)).then(b.0.cmp(&a.0)))
-            .map(|c| c.0)
-            .unwrap_or(mask.trailing_zeros() as usize);
+        let (best, sims, children) = self.guided(rules, root, turn.history, deadline);
         Ok(MctsResult {
             best,
             sims,
@@ -206,14 +200,16 @@ impl Mcts {
         })
     }
 
-    /// The guided search with random playouts: the simulations run and the root's children.
+    /// The guided search with random playouts: the move the search chose (UCT's: the most
+    /// visited, ties to the better mean return, then the lower house), the simulations run and
+    /// the root's children by house.
     fn guided(
         &mut self,
         rules: &Rules,
         root: crate::state::State,
         history: &[crate::state::PositionKey],
         deadline: Option<Instant>,
-    ) -> (u32, Vec<(usize, u32, f32)>) {
+    ) -> (usize, u32, Vec<(usize, u32, f32)>) {
         if self.guided.as_ref().is_none_or(|(r, _, _)| r != rules) {
             let seed = self.rng.random();
             self.guided = Some((
@@ -234,7 +230,7 @@ impl Mcts {
             .filter(|&a| r.legal >> a & 1 == 1)
             .map(|a| (a, r.visits[a], r.q[a]))
             .collect();
-        (search.simulations(), children)
+        (r.action, search.simulations(), children)
     }
 }
 

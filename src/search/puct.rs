@@ -68,15 +68,7 @@ impl Puct {
         let root = &tree.nodes[0];
         let legal = root.legal;
         let (n, _) = tree.child_stats(0);
-        let total: u32 = n[..h].iter().sum();
-        let mut policy = [0f32; MAX_ACTIONS];
-        if total == 0 {
-            policy = root.prior;
-        } else {
-            for a in 0..h {
-                policy[a] = n[a] as f32 / total as f32;
-            }
-        }
+        let policy = tree.visit_policy();
         let mut action = legal.trailing_zeros() as usize;
         let mut best = 0;
         for a in (0..h).filter(|&a| legal >> a & 1 == 1) {

@@ -208,6 +208,22 @@ impl Tree {
         (n, q)
     }
 
+    /// The root's visit distribution over its actions, or its priors before any visit: the
+    /// policy target of the rules that choose by visits (PUCT, UCT).
+    pub(super) fn visit_policy(&self) -> [f32; MAX_ACTIONS] {
+        let h = self.rules.houses as usize;
+        let (n, _) = self.child_stats(0);
+        let total: u32 = n[..h].iter().sum();
+        if total == 0 {
+            return self.nodes[0].prior;
+        }
+        let mut policy = [0f32; MAX_ACTIONS];
+        for a in 0..h {
+            policy[a] = n[a] as f32 / total as f32;
+        }
+        policy
+    }
+
     /// The node's own value for the player it serves (as [`Tree::perspective`] says).
     pub(super) fn own_value(&self, nd: &Node) -> f32 {
         let (player, sign) = self.perspective(nd);

@@ -107,14 +107,7 @@ impl Uct {
         let root = &tree.nodes[0];
         let legal = root.legal;
         let (n, q) = tree.child_stats(0);
-        let total: u32 = n[..h].iter().sum();
-        let mut policy = [0f32; MAX_ACTIONS];
-        for a in 0..h {
-            policy[a] = n[a] as f32 / total.max(1) as f32;
-        }
-        if total == 0 {
-            policy = root.prior;
-        }
+        let policy = tree.visit_policy();
         let mut action = legal.trailing_zeros() as usize;
         let mut best: Option<(u32, f32)> = None;
         for a in (0..h).filter(|&a| legal >> a & 1 == 1) {

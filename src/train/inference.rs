@@ -318,14 +318,11 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     let sims = spec.u64_or("sims", play.map_or(64, |p| u64::from(p.sims)))?;
     let sims = check_sims(sims).map_err(|e| bad(format!("sims: {e}")))?;
     let search = &core.config.search;
-    let mut kind = search.play_kind.unwrap_or(search.kind);
-    if let Some(p) = play {
-        kind = p.search.parse::<SearchKind>().map_err(bad)?;
-    }
-    if let Some(k) = spec.get("search") {
-        kind = k.parse::<SearchKind>().map_err(bad)?;
-    }
-    let mut settings = search.settings_of(kind);
+    // The spec's rule, else a baseline's, else the network's config's at play.
+    let mut settings = match spec.get("search").or(play.map(|p| p.search.as_str())) {
+        Some(kind) => search.settings_of(kind.parse::<SearchKind>().map_err(bad)?),
+        None => search.play_settings(),
+    };
     if let Some(b) = spec.get("backup") {
         settings.backup = b.parse().map_err(|e: String| bad(format!("backup: {e}")))?;
     }
