@@ -548,3 +548,115 @@ fn renamed_config_keys_still_read_and_every_simulation_count_is_checked_once() {
         "{e}"
     );
 }
+
+/// Self-play with every thread's leaves gathered into calls of one evaluator (`eval_batch` ≥ 1,
+/// two batches in flight per thread) plays the same games whatever the size of the calls:
+/// samples, counts and the state a checkpoint keeps, call after call.
+#[test]
+fn gathered_leaves_play_the_same_games_whatever_the_call_size() {
+    let rules = Rules::abapa();
+    let net = SeedCounter(rules);
+    for threads in [1, 3] {
+        let mut runs = Vec::new();
+        for eval_batch in [1, 4, 7, 10_000] {
+            let mut sp = SelfPlay::with_threads(rules, settings(5), 13, threads);
+            let mut got = ReplayBuffer::new(10_000);
+            let mut counts = Vec::new();
+            // One evaluator thread for both halves, or two side by side: the same games.
+            let evaluators = 1 + eval_batch % 2;
+            for _ in 0..2 {
+                let make = || NetworkEvaluator::new(&net);
+                let (stats, samples, load) = sp.run_gathered(make, evaluators, eval_batch, 40);
+                assert!(stats.positions >= 40 && stats.positions == samples.len() as u64);
+                assert_eq!(stats.evaluations, load.leaves);
+                assert!(load.max_call <= eval_batch, "{load:?}");
+                counts.push((
+                    stats.games,
+                    stats.positions,
+                    stats.moves,
+                    stats.plies,
+                    load.leaves,
+                ));
+                for x in samples {
+                    got.push(x);
+                }
+            }
+            runs.push((eval_batch, got, counts, encoded(&sp)));
+        }
+        for r in &runs[1..] {
+            assert_eq!(
+                r.1, runs[0].1,
+                "threads {threads}: eval_batch {} against 1",
+                r.0
+            );
+            assert_eq!(
+                r.2, runs[0].2,
+                "threads {threads}: eval_batch {} against 1",
+                r.0
+            );
+            assert_eq!(
+                r.3, runs[0].3,
+                "threads {threads}: eval_batch {} against 1",
+                r.0
+            );
+        }
+        // The games go on from the decoded state as from the live one.
+        let mut sp = SelfPlay::with_threads(rules, settings(5), 13, threads);
+        sp.run_gathered(|| NetworkEvaluator::new(&net), 2, 5, 40);
+        let mut copy = SelfPlay::with_threads(rules, settings(5), 13, threads);
+        copy.decode(&mut ByteReader::new(&encoded(&sp))).unwrap();
+        let a = sp.run_gathered(|| NetworkEvaluator::new(&net), 2, 5, 40).1;
+        let b = copy
+            .run_gathered(|| NetworkEvaluator::new(&net), 1, 5, 40)
+            .1;
+        assert_eq!(a, b);
+    }
+}
+
+/// The leaves of every thread meet in one call: with 8 threads and 512 games, each half-round
+/// holds 256 leaves, every call of `eval_batch = 256` is full.
+#[test]
+fn gathered_calls_hold_the_leaves_of_every_thread() {
+    let rules = Rules::abapa();
+    let mut sp = SelfPlay::with_threads(rules, settings(3), 512, 8);
+    let (stats, _, load) = sp.run_gathered(|| UniformEvaluator, 2, 256, 64);
+    assert!(stats.positions >= 64);
+    // Every shard plays until all are done: no call is left to the slowest alone.
+    assert_eq!(load.mean_call(), 256.0, "{load:?}");
+    assert_eq!(load.max_call, 256);
+    // Per thread, each call would hold 64.
+    let mut sp = SelfPlay::with_threads(rules, settings(3), 512, 8);
+    let stats = sp.run(|| UniformEvaluator, 64, &mut ReplayBuffer::new(10_000));
+    assert_eq!(stats.mean_batch(), 64.0);
+    assert!(load.busy_share() >= 0.0 && load.busy_share() <= 1.0);
+}
+
+/// An evaluator that stops (a Python callable that raised, Ctrl-C) ends gathered self-play at
+/// once: no thread waits for it.
+#[test]
+fn a_stopped_evaluator_ends_gathered_self_play() {
+    struct StopsAfter(u32);
+    impl LeafEvaluator for StopsAfter {
+        fn evaluate(&mut self, states: &[awale::State], out: &mut Vec<awale::search::Evaluation>) {
+            self.0 = self.0.saturating_sub(1);
+            UniformEvaluator.evaluate(states, out);
+        }
+        fn stopped(&self) -> bool {
+            self.0 == 0
+        }
+    }
+    let rules = Rules::abapa();
+    for threads in [1, 4] {
+        let mut sp = SelfPlay::with_threads(rules, settings(3), 64, threads);
+        let (stats, _, load) = sp.run_gathered(|| StopsAfter(5), 1, 8, 1_000_000);
+        assert_eq!(load.calls, 5, "threads {threads}");
+        assert!(stats.positions < 1_000_000);
+        // Two evaluator threads: the first that stops ends it all.
+        let (stats, _, load) = sp.run_gathered(|| StopsAfter(5), 2, 8, 1_000_000);
+        assert!(
+            (5..=10).contains(&load.calls),
+            "threads {threads}: {load:?}"
+        );
+        assert!(stats.positions < 1_000_000);
+    }
+}

@@ -58,7 +58,13 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--encoding", default="onehot:16", help="compact, onehot:L or thermometer:L")
     # self-play and search (the keys of the Rust trainer's [search] and [selfplay] sections)
     p.add_argument("--games", type=int, default=256, help="self-play games in flight")
-    p.add_argument("--threads", type=int, default=2, help="self-play threads (each its own batches)")
+    p.add_argument("--threads", type=int, default=2, help="self-play threads (search)")
+    p.add_argument("--eval-batch", type=int, default=-1,
+                   help="leaves per network call, every thread's gathered, two batches in flight "
+                        "(SelfPlay's eval_batch); 0: each thread calls the network with its own "
+                        "games' leaves; -1: half the games on a GPU, 0 on a CPU")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"],
+                   help="self-play's forward pass on a GPU (awale.torch.Evaluator)")
     p.add_argument("--sims", type=int, default=64)
     p.add_argument("--fast-sims", type=int, default=16)
     p.add_argument("--full-search-prob", type=float, default=0.25)
@@ -167,6 +173,13 @@ def save_generation(net: awale_torch.AwaleNet, out: str, counters: Dict[str, Any
 def main(argv: Optional[List[str]] = None) -> Dict[str, Any]:
     args = parse_args(argv)
     device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        sys.exit(
+            f"az_torch.py: --device {args.device}, but PyTorch sees no CUDA GPU here (torch "
+            f"{torch.__version__}, built for CUDA {torch.version.cuda}); use --device cpu"
+        )
+    if args.eval_batch < 0:
+        args.eval_batch = max(args.games // 2, 1) if device.type == "cuda" else 0
     if args.torch_threads > 0:
         torch.set_num_threads(args.torch_threads)
     torch.manual_seed(args.seed)
@@ -179,18 +192,15 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Any]:
     net = awale_torch.new_network(args.rules, args.hidden, args.encoding).to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.weight_decay)
 
-    @torch.no_grad()
-    def evaluate(obs: np.ndarray, mask: np.ndarray):
-        logits, values = net(torch.from_numpy(obs).to(device, non_blocking=True))
-        return logits.float().cpu().numpy(), values.float().cpu().numpy()
-
-    # Inference only, no state: the self-play threads may call it at once (each while the
-    # other's tree steps in Rust).
-    evaluate.thread_safe = True  # type: ignore[attr-defined]
+    # Inference mode, pinned buffers reused on a GPU; thread-safe: with eval_batch 0 the
+    # self-play threads call it at once (each while the other's trees step in Rust), otherwise
+    # one evaluator thread calls it with every thread's leaves.
+    evaluate = awale_torch.Evaluator(net, device, precision=args.precision)
     learn_threads = torch.get_num_threads()
 
     selfplay = awale.SelfPlay(
         args.rules, evaluate, games=args.games, threads=args.threads, seed=args.seed,
+        eval_batch=args.eval_batch,
         encoding=args.encoding, kind=args.kind, sims=args.sims,
         fast_sims=args.fast_sims, full_search_prob=args.full_search_prob,
         gumbel_actions=args.gumbel_actions, temperature_plies=args.temperature_plies,
@@ -246,7 +256,8 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Any]:
             **counters,
             "moves_per_s": stats["moves"] / max(t1 - t0, 1e-9),
             "positions_per_s": stats["positions"] / max(t1 - t0, 1e-9),
-            "mean_batch": stats["evaluations"] / max(1, stats["batches"]),
+            "mean_batch": stats["mean_batch"],
+            "evaluator_busy": stats.get("evaluator_busy"),
             "selfplay_s": t1 - t0,
             "learn_s": t2 - t1,
         }
@@ -255,7 +266,7 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Any]:
             row.update(loss=m[0], policy_loss=m[1], value_loss=m[2], score_loss=m[3])
         if writer is not None:
             for k, v in row.items():
-                if k != "iteration":
+                if k != "iteration" and v is not None:
                     writer.add_scalar(k, v, it)
         last = it == args.iterations or counters["elapsed"] >= args.max_minutes * 60
         if args.generations_every and (it % args.generations_every == 0 or last):
@@ -284,7 +295,10 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, Any]:
         if it % 10 == 0 or last or args.fast:
             print(
                 f"it {it} positions {counters['positions']} games {counters['games']} "
-                f"{row['moves_per_s']:.0f} moves/s loss {row.get('loss', float('nan')):.3f} "
+                f"{row['moves_per_s']:.0f} moves/s {row['mean_batch']:.0f} leaves/call"
+                + (f" network busy {100 * row['evaluator_busy']:.0f}%"
+                   if row["evaluator_busy"] is not None else "")
+                + f" loss {row.get('loss', float('nan')):.3f} "
                 f"{counters['elapsed']:.0f}s" + (f" eval {row['eval']}" if "eval" in row else ""),
                 flush=True,
             )

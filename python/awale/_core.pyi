@@ -811,14 +811,16 @@ def search(
     seed: Optional[int] = None,
     noise: bool = False,
     temperature: float = 1.0,
-    batch_size: Optional[int] = None,
+    eval_batch: Optional[int] = None,
     encoding: Optional[str] = None,
     obs_scale: str = "network",
+    batch_size: Optional[int] = None,
     **options: Any,
 ) -> SearchResult:
     """Searches every position at once with the Rust trainer's guided search, one tree per
-    position, the leaves of all trees evaluated together (at most ``batch_size`` per call;
-    default all). ``evaluate``: a callable ``(obs, mask) -> (logits, values)`` (obs in
+    position, the leaves of all trees evaluated together (at most ``eval_batch`` per call;
+    default all; ``batch_size``, its name before 0.10, still works with a
+    ``DeprecationWarning``). ``evaluate``: a callable ``(obs, mask) -> (logits, values)`` (obs in
     ``encoding``, default ``"compact"``, seen by the mover, times the network's input scales
     unless ``obs_scale="raw"``; values the mover's, or every player's mover first, in [-1, 1]),
     an ``awale.Network`` (run in Rust), ``"playout"`` (one random playout per leaf) or
@@ -826,7 +828,7 @@ def search(
     "puct" | "uct"``, ``c_puct``, ``dirichlet_alpha``, ``dirichlet_fraction``,
     ``gumbel_actions``, ``gumbel_c_visit``, ``gumbel_c_scale``, ``c_uct``). ``noise`` turns on
     the root noise (Dirichlet, or Gumbel noise scaled by ``temperature``). Reproducible from
-    ``seed``, whatever ``batch_size``, with a deterministic evaluator."""
+    ``seed``, whatever ``eval_batch``, with a deterministic evaluator."""
 
 @final
 class SelfPlay:
@@ -834,9 +836,21 @@ class SelfPlay:
     training arrays. Options: the keys of the trainer's ``[search]`` section
     (``sims``, ``fast_sims``, ``full_search_prob``, ...), of ``[selfplay]``
     (``max_plies``, ``temperature``, ``temperature_plies``, ``temperature_final``,
-    ``random_opening_plies``) and ``search_value_mix``. Reproducible from ``seed`` for a given
-    ``threads`` (each thread's games make their own evaluator calls). Pickles as its settings:
-    the copy starts its games afresh (the evaluator must pickle too)."""
+    ``random_opening_plies``, ``eval_batch``) and ``search_value_mix``.
+
+    ``eval_batch`` says how the leaves reach ``evaluate``. 0 (the default): each of the
+    ``threads`` calls it with its own games' leaves and waits for it (a thread-safe callable is
+    called by several threads at once), right for an evaluator that computes on the CPU.
+    ``N`` >= 1: the leaves of every thread are gathered into calls of at most ``N`` on one
+    evaluator thread, two batches in flight per thread, so that no search thread waits for it
+    and the calls are few and large: right for a GPU (``awale.torch.Evaluator``) or any
+    evaluator with a fixed cost per call; ``games // 2`` makes one call per half round. The GIL
+    is taken only to call ``evaluate``.
+
+    Reproducible from ``seed`` for a given ``threads``; with ``eval_batch`` >= 1 the games are
+    the same whatever ``N`` (they differ from those of 0: every thread then plays until all
+    have made their share). Pickles as its settings: the copy starts its games afresh (the
+    evaluator must pickle too)."""
 
     def __new__(
         cls,
@@ -859,6 +873,9 @@ class SelfPlay:
     @property
     def games_started(self) -> int: ...
     @property
+    def eval_batch(self) -> int:
+        """Leaves per evaluator call at most, every thread's gathered (0: per thread)."""
+    @property
     def config(self) -> str:
         """The settings as the trainer's config (TOML)."""
     def play(self, positions: int) -> dict[str, Any]:
@@ -866,7 +883,12 @@ class SelfPlay:
         evaluator's input), ``mask`` bool (M, A), ``policy`` float32 (M, A) (the search's
         target), ``value`` float32 (M, players) (the game's result for every player, mover
         first, mixed with the search value by ``search_value_mix``), ``score`` float32 (M,)
-        (final stores, the mover's minus the others' mean, over the seeds) and ``stats``."""
+        (final stores, the mover's minus the others' mean, over the seeds) and ``stats``:
+        ``games``, ``positions``, ``moves``, ``evaluations`` (leaves evaluated), ``batches``
+        (evaluator calls), ``mean_batch``, ``max_batch``, ``plies``, ``first_player_wins``,
+        ``draws``, ``truncated``, and with ``eval_batch`` >= 1 ``evaluator_secs`` (time inside
+        the evaluator's calls) and ``evaluator_busy`` (that time's share of the call, 0 to 1:
+        how busy a GPU behind it was kept)."""
 
 @final
 class SearchAgent:

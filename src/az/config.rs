@@ -112,6 +112,16 @@ pub struct SelfPlayConfig {
     /// Worker threads of self-play (0: one per core). Results are reproducible for a given seed
     /// and thread count; a resumed run keeps its checkpoint's thread count unless this is set.
     pub threads: usize,
+    /// How the search leaves reach the network. 0 (the default): each worker thread calls its
+    /// own evaluator with its games' leaves and waits for it, right for a network that computes
+    /// on the calling thread (burn's CPU backend, a small network). N ≥ 1: the leaves of every
+    /// thread are gathered into calls of at most N leaves to one evaluator on a thread of its
+    /// own, two batches in flight per thread so that no search thread waits for it
+    /// (`awale::search::gather`): right for a GPU or a Python callable, which pay per call.
+    /// Either way the games are reproducible for a seed and thread count; gathered, they are the
+    /// same whatever N (every shard plays until all have made their share, so they differ from
+    /// those of 0, where each shard stops at its own).
+    pub eval_batch: usize,
     /// New training positions per iteration.
     pub positions_per_iteration: usize,
     /// Games longer than this are cut off and adjudicated by the stores.
@@ -328,6 +338,9 @@ impl SearchConfig {
     }
 }
 
+/// The most leaves of one evaluator call (`selfplay.eval_batch`).
+pub const MAX_EVAL_BATCH: usize = 1 << 24;
+
 impl SelfPlayConfig {
     /// The worker threads a run uses: `threads`, or one per core when it is 0, never more than
     /// the concurrent games.
@@ -341,6 +354,7 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             concurrent_games: 128,
             threads: 0,
+            eval_batch: 0,
             positions_per_iteration: 1024,
             max_plies: 300,
             temperature: 1.0,
@@ -686,6 +700,12 @@ impl TrainConfig {
                 "selfplay.threads: {} is more than 1024",
                 p.threads
             )));
+        }
+        if p.eval_batch > MAX_EVAL_BATCH {
+            return bad(format!(
+                "selfplay.eval_batch: {} is more than {MAX_EVAL_BATCH} leaves a call",
+                p.eval_batch
+            ));
         }
         if p.concurrent_games == 0 || p.positions_per_iteration == 0 {
             return bad(

@@ -41,6 +41,7 @@ use super::TrainResult;
 use crate::agents::{derive_seed, random_bit};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
+use crate::search::gather::{lines, pipelined_rounds, serve, EvaluatorLoad, Line};
 use crate::search::{
     Evaluation, Forest, LeafEvaluator, Rounds, Search, SearchSettings, MAX_ACTIONS,
 };
@@ -319,6 +320,111 @@ impl SelfPlay {
         }
         (stats, samples)
     }
+
+    /// [`SelfPlay::run`] when `eval_batch` is 0 (an evaluator per thread, made by
+    /// `make_evaluator`), [`SelfPlay::run_gathered`] with two evaluators from `make_evaluator`
+    /// otherwise: `selfplay.eval_batch` of the trainer's config.
+    pub fn run_with<E, F>(
+        &mut self,
+        make_evaluator: F,
+        eval_batch: usize,
+        min_positions: usize,
+        buffer: &mut ReplayBuffer,
+    ) -> SelfPlayStats
+    where
+        E: LeafEvaluator,
+        F: Fn() -> E + Sync,
+    {
+        if eval_batch == 0 {
+            return self.run(make_evaluator, min_positions, buffer);
+        }
+        let (stats, samples, _) = self.run_gathered(make_evaluator, 2, eval_batch, min_positions);
+        for x in samples {
+            buffer.push(x);
+        }
+        stats
+    }
+
+    /// What [`SelfPlay::run_shards`] does for every shard, with the leaves of all of them
+    /// gathered into calls of at most `eval_batch` leaves, and every shard searching on a
+    /// thread of its own with two batches in flight (see [`crate::search::gather`]): few,
+    /// large calls, and no search thread waiting for the evaluator, for an evaluator that pays
+    /// per call (a GPU, a Python callable). `evaluators` (1 or 2) evaluator threads each call an
+    /// evaluator of `make_evaluator` (the first on the calling thread): with 2, the calls of
+    /// the two halves run at once (a thread-safe Python callable, a GPU's copies beside its
+    /// work); the results are the same.
+    ///
+    /// Every shard plays until all have made their share of `min_positions`, then all stop
+    /// after the same round, so every call holds the leaves of every shard (a shard that is
+    /// done early keeps playing: its extra samples are returned too). With an evaluator whose
+    /// answer for a position does not depend on the rest of its batch, the games and samples
+    /// are the same bit for bit whatever `eval_batch`, `evaluators` and the timing; they
+    /// depend on the thread count, as [`SelfPlay::run`]'s do (and differ from its, which stops
+    /// each shard at its own share). The counts of calls are the evaluators'.
+    pub fn run_gathered<E, F>(
+        &mut self,
+        make_evaluator: F,
+        evaluators: usize,
+        eval_batch: usize,
+        min_positions: usize,
+    ) -> (SelfPlayStats, Vec<Sample>, EvaluatorLoad)
+    where
+        E: LeafEvaluator,
+        F: Fn() -> E + Sync,
+    {
+        let t = self.shards.len();
+        let share = |w: usize| min_positions / t + usize::from(w < min_positions % t);
+        let (search_ends, [first, second]) = lines(t);
+        let mut results: Vec<(SelfPlayStats, Vec<Sample>)> = Vec::with_capacity(t);
+        let make = &make_evaluator;
+        let load = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .shards
+                .iter_mut()
+                .zip(search_ends)
+                .enumerate()
+                .map(|(w, (shard, mut line))| {
+                    let quota = share(w);
+                    std::thread::Builder::new()
+                        .name(format!("selfplay-{w}"))
+                        .spawn_scoped(scope, move || shard.run_pipelined(&mut line, quota))
+                        .expect("the system starts a self-play thread")
+                })
+                .collect();
+            let mut load = if evaluators >= 2 {
+                let other = std::thread::Builder::new()
+                    .name("evaluator-1".into())
+                    .spawn_scoped(scope, move || serve(&mut make(), vec![second], eval_batch))
+                    .expect("the system starts an evaluator thread");
+                let mut load = serve(&mut make(), vec![first], eval_batch);
+                match other.join() {
+                    Ok(l) => load.add(&l),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+                load
+            } else {
+                serve(&mut make(), vec![first, second], eval_batch)
+            };
+            for h in handles {
+                match h.join() {
+                    Ok(r) => results.push(r),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            load.threads = load.threads.max(1);
+            load
+        });
+        let mut stats = SelfPlayStats::default();
+        let mut samples = Vec::new();
+        for (s, x) in results {
+            stats.merge(&s);
+            samples.extend(x);
+        }
+        stats.evaluations = load.leaves;
+        stats.batches = load.calls;
+        stats.max_batch = load.max_call;
+        (stats, samples, load)
+    }
 }
 
 impl Shard {
@@ -407,6 +513,31 @@ impl Shard {
             stats.max_batch = stats.max_batch.max(n);
         }
         self.rounds = rounds;
+        for slot in &mut self.slots {
+            slot.searching = false;
+        }
+        (stats, buffer)
+    }
+
+    /// [`Shard::run`] with its leaves evaluated over `line`, two halves of its games in flight,
+    /// until every shard has made its share (`min_positions` is this shard's).
+    fn run_pipelined(
+        &mut self,
+        line: &mut Line,
+        min_positions: usize,
+    ) -> (SelfPlayStats, Vec<Sample>) {
+        let mut stats = SelfPlayStats::default();
+        let mut buffer = Vec::new();
+        if min_positions > 0 && !self.slots.is_empty() {
+            let mut games = Games {
+                shard: self,
+                buffer: &mut buffer,
+                stats: &mut stats,
+            };
+            pipelined_rounds(&mut games, line, |g| {
+                g.stats.positions as usize >= min_positions
+            });
+        }
         for slot in &mut self.slots {
             slot.searching = false;
         }

@@ -77,9 +77,10 @@ pub fn measure_selfplay(
     );
     let mut buffer = ReplayBuffer::new(positions.max(1));
     let make = || NetworkEvaluator::new(net);
-    sp.run(make, (positions / 10).max(1), &mut buffer);
+    let eval_batch = cfg.selfplay.eval_batch;
+    sp.run_with(make, eval_batch, (positions / 10).max(1), &mut buffer);
     let t = Instant::now();
-    let stats = sp.run(make, positions, &mut buffer);
+    let stats = sp.run_with(make, eval_batch, positions, &mut buffer);
     Ok(SelfPlayMeasurement {
         threads: sp.threads(),
         seconds: t.elapsed().as_secs_f64(),

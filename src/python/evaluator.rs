@@ -149,6 +149,7 @@ impl EvaluatorArg {
                 encoding: *encoding,
                 scale: scales(rules, *encoding, *scale),
                 features: Vec::new(),
+                legal: Vec::new(),
                 failure: failure.clone(),
             }),
             #[cfg(feature = "train")]
@@ -160,6 +161,15 @@ impl EvaluatorArg {
             EvaluatorArg::Playout { plies } => {
                 Box::new(crate::agents::PlayoutEvaluator::new(*rules, *plies, seed))
             }
+        }
+    }
+
+    /// Whether several threads may evaluate at once: a callable that declares itself
+    /// `thread_safe`, and every built-in evaluator.
+    pub(crate) fn thread_safe(&self) -> bool {
+        match self {
+            EvaluatorArg::Python { serial, .. } => serial.is_none(),
+            _ => true,
         }
     }
 
@@ -248,6 +258,8 @@ pub(crate) struct PyEvaluator {
     encoding: ObsEncoding,
     scale: Vec<f32>,
     features: Vec<f32>,
+    /// The legal moves of the leaves of a call.
+    legal: Vec<u16>,
     failure: Failure,
 }
 
@@ -297,28 +309,32 @@ impl PyEvaluator {
             &mut self.features,
         );
         let obs = PyArray1::from_slice(py, &self.features).reshape([n, dim])?;
+        // Each leaf's legal moves once, for the mask and for the outputs' check.
+        self.legal.clear();
+        self.legal
+            .extend(states.iter().map(|s| s.legal_mask(&self.rules)));
         let mut mask = Vec::with_capacity(n * h);
-        for s in states {
-            let legal = s.legal_mask(&self.rules);
+        for &legal in &self.legal {
             mask.extend((0..h).map(|a| legal >> a & 1 == 1));
         }
         let mask = PyArray1::from_vec(py, mask).reshape([n, h])?;
         let ret = self.func.bind(py).call1((obs, mask))?;
-        let (logits, values) = read_outputs(py, &ret, &self.rules, states)?;
+        let (logits, values) = read_outputs(py, &ret, &self.rules, &self.legal)?;
         evaluations_from_outputs(&self.rules, states, &logits, &values, out);
         Ok(())
     }
 }
 
-/// Reads the callable's `(logits, values)` for `states`: checked, as flat float32 rows
-/// (`values` one per row for two players, else one per player).
+/// Reads the callable's `(logits, values)` for positions whose legal moves are `legal` (one
+/// mask a position): checked, as flat float32 rows (`values` one per row for two players, else
+/// one per player).
 pub(crate) fn read_outputs(
     py: Python<'_>,
     ret: &Bound<'_, PyAny>,
     rules: &Rules,
-    states: &[State],
+    legal: &[u16],
 ) -> PyResult<(Vec<f32>, Vec<f32>)> {
-    let (n, h, p) = (states.len(), rules.houses as usize, rules.players as usize);
+    let (n, h, p) = (legal.len(), rules.houses as usize, rules.players as usize);
     let pair: Vec<Bound<'_, PyAny>> = match ret.cast::<pyo3::types::PyTuple>() {
         Ok(t) if t.len() == 2 => t.iter().collect(),
         _ => match ret.cast::<pyo3::types::PyList>() {
@@ -355,8 +371,7 @@ pub(crate) fn read_outputs(
     let mut values = flat(&values)?;
     // Legal entries must be finite; illegal ones are ignored whatever they hold (NaN, ±inf),
     // and set to -inf so that nothing downstream reads them.
-    for (i, s) in states.iter().enumerate() {
-        let legal = s.legal_mask(rules);
+    for (i, &legal) in legal.iter().enumerate() {
         for a in 0..h {
             let x = &mut logits[i * h + a];
             if legal >> a & 1 == 0 {
@@ -442,6 +457,13 @@ fn float_array<'py>(
 
 /// The values of a float array, in C order, as f32.
 fn flat(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Vec<f32>> {
+    // A C-contiguous float32 array (a network's usual output) is read as it is.
+    if let Ok(f) = arr.cast::<numpy::PyArrayDyn<f32>>() {
+        let ro = f.readonly();
+        if let Ok(s) = ro.as_slice() {
+            return Ok(s.to_vec());
+        }
+    }
     let f = arr.call_method1("astype", ("float32",))?;
     let f = f.cast_into::<numpy::PyArrayDyn<f32>>().map_err(|_| {
         PyTypeError::new_err("internal: astype('float32') did not give a float32 array")

@@ -30,7 +30,8 @@ use crate::state::State;
 /// Keys of `[search]` that belong to self-play only (`awale.search` takes `sims=`).
 const SELF_PLAY_ONLY: [&str; 3] = ["sims", "fast_sims", "full_search_prob"];
 /// Keys of `[selfplay]` that `awale.SelfPlay` takes.
-const SELF_PLAY_KEYS: [&str; 5] = [
+const SELF_PLAY_KEYS: [&str; 6] = [
+    "eval_batch",
     "max_plies",
     "temperature",
     "temperature_plies",
@@ -401,7 +402,7 @@ impl PySearchResult {
 /// Searches a batch of positions at once, every tree's leaves evaluated together: see
 /// `awale.search` in `python/awale/_core.pyi`.
 #[pyfunction]
-#[pyo3(signature = (states, evaluate, sims = 64, *, seed = None, noise = false, temperature = 1.0, batch_size = None, encoding = None, obs_scale = "network", **options))]
+#[pyo3(signature = (states, evaluate, sims = 64, *, seed = None, noise = false, temperature = 1.0, eval_batch = None, encoding = None, obs_scale = "network", batch_size = None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search(
     py: Python<'_>,
@@ -411,11 +412,33 @@ pub(crate) fn search(
     seed: Option<&Bound<'_, PyAny>>,
     noise: bool,
     temperature: f64,
-    batch_size: Option<i64>,
+    eval_batch: Option<i64>,
     encoding: Option<&str>,
     obs_scale: &str,
+    batch_size: Option<i64>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySearchResult> {
+    let batch_size = match (eval_batch, batch_size) {
+        (Some(_), Some(_)) => {
+            return Err(PyTypeError::new_err(
+                "eval_batch and batch_size are one setting: give eval_batch only",
+            ))
+        }
+        (None, Some(b)) => {
+            let warnings = py.import("warnings")?;
+            warnings.call_method1(
+                "warn",
+                (
+                    "awale.search: batch_size is now called eval_batch (the same setting as \
+                     SelfPlay's and the trainer's selfplay.eval_batch)",
+                    py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),
+                    2,
+                ),
+            )?;
+            Some(b)
+        }
+        (e, None) => e,
+    };
     let (rules, roots) = states_arg(states)?;
     let sims = sims_arg(sims)?;
     let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
@@ -426,7 +449,7 @@ pub(crate) fn search(
     }
     let batch_size = match batch_size {
         None => roots.len().max(1),
-        Some(b) => count_arg("batch_size", b, 1, 1 << 24)? as usize,
+        Some(b) => count_arg("eval_batch", b, 1, 1 << 24)? as usize,
     };
     let cfg = config_with(&rules, options, false)?;
     let arg = EvaluatorArg::read(evaluate, Some(&rules), encoding, obs_scale)?;
@@ -587,13 +610,21 @@ impl PySelfPlay {
         let seed = crate::agents::derive_seed(self.seed, self.calls);
         self.calls += 1;
         let t = self.selfplay.threads();
+        let eval_batch = self.config.selfplay.eval_batch;
         let (arg, selfplay) = (&self.arg, &mut self.selfplay);
-        let (stats, samples) = py.detach(|| {
-            selfplay.run_shards(
-                0..t,
-                || Interruptible::new(arg.make(&rules, seed, &failure), &failure),
-                positions,
-            )
+        let (stats, samples, load) = py.detach(|| {
+            let make = || Interruptible::new(arg.make(&rules, seed, &failure), &failure);
+            if eval_batch == 0 {
+                let (stats, samples) = selfplay.run_shards(0..t, make, positions);
+                (stats, samples, None)
+            } else {
+                // A thread-safe callable gets two evaluator threads, the calls of the two halves
+                // at once (one's GPU work or sleep beside the other's); else one.
+                let evaluators = if arg.thread_safe() { 2 } else { 1 };
+                let (stats, samples, load) =
+                    selfplay.run_gathered(make, evaluators, eval_batch, positions);
+                (stats, samples, Some(load))
+            }
         });
         if let Some(e) = failure.take() {
             return Err(e);
@@ -631,16 +662,29 @@ impl PySelfPlay {
         st.set_item("first_player_wins", stats.first_player_wins)?;
         st.set_item("draws", stats.draws)?;
         st.set_item("truncated", stats.truncated)?;
+        st.set_item("mean_batch", stats.mean_batch())?;
+        if let Some(load) = load {
+            st.set_item("evaluator_secs", load.busy_secs)?;
+            st.set_item("evaluator_busy", load.busy_share())?;
+        }
         d.set_item("stats", st)?;
         Ok(d)
     }
 
+    /// Leaves per evaluator call at most, the leaves of every thread gathered (0: each thread
+    /// calls the evaluator with its own games' leaves).
+    #[getter]
+    fn eval_batch(&self) -> usize {
+        self.config.selfplay.eval_batch
+    }
+
     fn __repr__(&self) -> String {
         format!(
-            "SelfPlay('{}', games={}, threads={}, encoding='{}')",
+            "SelfPlay('{}', games={}, threads={}, eval_batch={}, encoding='{}')",
             self.rules,
             self.config.selfplay.concurrent_games,
             self.selfplay.threads(),
+            self.config.selfplay.eval_batch,
             self.encoding
         )
     }

@@ -24,6 +24,7 @@
 //! | `driver.rs` | [`Search`]: one tree, stepped leaf by leaf or run to the end |
 //! | `result.rs` | [`GuidedSearchResult`] |
 //! | `batch.rs` | [`Rounds`] over a [`Forest`], and [`BatchSearch`] |
+//! | `gather.rs` | many threads' leaves in few, large calls on one evaluator thread, two batches in flight |
 //!
 //! ```
 //! use awale::agents::PlayoutEvaluator;
@@ -45,6 +46,7 @@ mod action_selection;
 mod batch;
 mod driver;
 mod evaluator;
+pub mod gather;
 mod gumbel;
 mod policy;
 mod puct;

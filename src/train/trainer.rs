@@ -297,8 +297,9 @@ impl Trainer {
     pub fn iteration(&mut self) -> TrainResult<IterationStats> {
         let t0 = Instant::now();
         let core = self.core()?;
-        let sp = self.selfplay.run(
+        let sp = self.selfplay.run_with(
             || NetworkEvaluator::new(&core),
+            self.cfg.selfplay.eval_batch,
             self.cfg.selfplay.positions_per_iteration,
             &mut self.buffer,
         );

@@ -94,7 +94,7 @@ def test_a_win_in_one_is_found_by_every_evaluator():
 def test_the_batch_size_does_not_change_the_results_and_a_seed_reproduces_them():
     states = positions("abapa", 10, seed=3)
     a = awale.search(states, linear, sims=32, noise=True, seed=5)
-    b = awale.search(states, linear, sims=32, noise=True, seed=5, batch_size=3)
+    b = awale.search(states, linear, sims=32, noise=True, seed=5, eval_batch=3)
     c = awale.search(states, linear, sims=32, noise=True, seed=6)
     np.testing.assert_array_equal(a.visits, b.visits)
     np.testing.assert_array_equal(a.policy, b.policy)
@@ -112,7 +112,7 @@ def test_a_batch_is_every_tree_s_leaf_at_once():
     awale.search(positions("abapa", 16), record, sims=8)
     assert max(sizes) == 16
     sizes.clear()
-    awale.search(positions("abapa", 16), record, sims=8, batch_size=5)
+    awale.search(positions("abapa", 16), record, sims=8, eval_batch=5)
     assert max(sizes) == 5
 
 
@@ -232,8 +232,13 @@ def test_bad_arguments_are_value_or_type_errors():
         awale.search([s, awale.State("wari")], uniform)
     with pytest.raises(ValueError, match="sims must be from 1"):
         awale.search([s], uniform, sims=0)
-    with pytest.raises(ValueError, match="batch_size must be from 1"):
-        awale.search([s], uniform, batch_size=0)
+    with pytest.raises(ValueError, match="eval_batch must be from 1"):
+        awale.search([s], uniform, eval_batch=0)
+    # The name before 0.10 still works, with a warning that names the new one.
+    with pytest.warns(DeprecationWarning, match="batch_size is now called eval_batch"):
+        awale.search([s], uniform, sims=4, batch_size=2)
+    with pytest.raises(TypeError, match="give eval_batch only"):
+        awale.search([s], uniform, eval_batch=2, batch_size=2)
     with pytest.raises(ValueError, match="seed"):
         awale.search([s], uniform, seed=-1)
     with pytest.raises(ValueError, match="temperature"):
@@ -339,6 +344,40 @@ def test_self_play_with_threads_and_a_bad_evaluator():
         awale.SelfPlay("abapa", uniform, games=0)
 
 
+def test_gathered_self_play_makes_few_large_calls_and_the_same_games_whatever_their_size():
+    calls = []
+
+    def recording(obs: np.ndarray, mask: np.ndarray):
+        calls.append(len(obs))
+        return linear(obs, mask)
+
+    recording.thread_safe = True  # type: ignore[attr-defined]
+    runs = []
+    for eval_batch in (3, 16, 1000):
+        calls.clear()
+        sp = awale.SelfPlay("abapa", recording, games=16, threads=4, seed=7, sims=8, fast_sims=4,
+                            eval_batch=eval_batch)
+        assert sp.eval_batch == eval_batch and "eval_batch=" in repr(sp)
+        d = sp.play(40)
+        st = d["stats"]
+        assert st["positions"] >= 40 and len(d["obs"]) == st["positions"]
+        assert max(calls) <= eval_batch and st["batches"] == len(calls)
+        # Every thread's leaves meet in a call: 16 games in two halves of 8 leaves.
+        if eval_batch >= 8:
+            assert set(calls) == {8}, calls
+        assert 0.0 <= st["evaluator_busy"] <= 1.0 and st["evaluator_secs"] >= 0.0
+        assert st["mean_batch"] == pytest.approx(st["evaluations"] / st["batches"])
+        runs.append(d)
+    for d in runs[1:]:
+        for k in ("obs", "policy", "value", "score"):
+            np.testing.assert_array_equal(d[k], runs[0][k])
+    with pytest.raises(awale.ConfigError, match="eval_batch"):
+        awale.SelfPlay("abapa", uniform, eval_batch=-1)
+    boom = awale.SelfPlay("abapa", lambda o, m: 1 / 0, games=8, threads=2, eval_batch=4)
+    with pytest.raises(ZeroDivisionError):
+        boom.play(10)
+
+
 # --- search agents -----------------------------------------------------------------------------
 
 
@@ -409,7 +448,7 @@ def test_a_python_evaluator_over_a_network_gives_the_rust_search_s_visits(nets, 
         return net.predict(obs)
 
     rust = awale.search(states, net, sims=40, kind=kind, seed=4)
-    py = awale.search(states, wrapped, sims=40, kind=kind, seed=4, encoding=net.encoding, batch_size=5)
+    py = awale.search(states, wrapped, sims=40, kind=kind, seed=4, encoding=net.encoding, eval_batch=5)
     np.testing.assert_array_equal(py.visits, rust.visits)
     np.testing.assert_array_equal(py.action, rust.action)
     np.testing.assert_allclose(py.policy, rust.policy, rtol=1e-6)
