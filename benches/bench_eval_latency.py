@@ -9,8 +9,9 @@ two modes side by side:
 
 - **per thread** (``eval_batch=0``): each self-play thread calls the evaluator with its own
   games' leaves and waits for it;
-- **gathered** (``eval_batch=N``): the leaves of every thread go to one evaluator thread in
-  calls of at most N, two batches in flight per thread (``awale.search.gather`` in the crate).
+- **gathered** (``eval_batch=N``, default a quarter of the games): the leaves of every thread
+  go to evaluator threads of their own in calls of at most N, each thread with as many batches
+  in flight as calls a round (``awale::search::gather`` in the crate).
 
 Each measurement first plays until the games of the first wave have ended (self-play then turns
 out positions at a steady rate), then times ``play(positions)``. Rounds alternate the settings;
@@ -86,8 +87,8 @@ def main() -> int:
     p.add_argument("--games", type=int, default=4096, help="games in flight")
     p.add_argument("--threads", type=int, default=2, help="self-play threads")
     p.add_argument("--eval-batch", type=int, default=None,
-                   help="leaves per call of the gathered mode (default: half the games, one call "
-                        "per half round)")
+                   help="leaves per call of the gathered mode (default: a quarter of the games: "
+                        "four batches in flight, four calls a round)")
     p.add_argument("--sleep-ms", type=float, nargs="*", default=[0.0, 2.0, 8.0])
     p.add_argument("--positions", type=int, default=None,
                    help="positions timed per measurement (default: the games / 2)")
@@ -95,7 +96,7 @@ def main() -> int:
     p.add_argument("--modes", nargs="*", default=["per-thread", "gathered"],
                    choices=["per-thread", "gathered"])
     a = p.parse_args()
-    eval_batch = a.eval_batch or max(a.games // 2, 1)
+    eval_batch = a.eval_batch or max(a.games // 4, 1)
     positions = a.positions or max(a.games // 2, 64)
     modes = {"per-thread": 0, "gathered": eval_batch}
     runs: dict[tuple[str, float], list[dict]] = {}

@@ -41,7 +41,7 @@ use super::TrainResult;
 use crate::agents::{derive_seed, random_bit};
 use crate::history::History;
 use crate::rules::{Rules, MAX_PLAYERS};
-use crate::search::gather::{lines, pipelined_rounds, serve, EvaluatorLoad, Line};
+use crate::search::gather::{lines, pipelined_rounds, serve, EvaluatorLoad, Line, ServerEnd};
 use crate::search::{
     Evaluation, Forest, LeafEvaluator, Rounds, Search, SearchSettings, MAX_ACTIONS,
 };
@@ -322,8 +322,8 @@ impl SelfPlay {
     }
 
     /// [`SelfPlay::run`] when `eval_batch` is 0 (an evaluator per thread, made by
-    /// `make_evaluator`), [`SelfPlay::run_gathered`] with two evaluators from `make_evaluator`
-    /// otherwise: `selfplay.eval_batch` of the trainer's config.
+    /// `make_evaluator`), [`SelfPlay::run_gathered`] with up to two evaluator threads otherwise:
+    /// `selfplay.eval_batch` of the trainer's config.
     pub fn run_with<E, F>(
         &mut self,
         make_evaluator: F,
@@ -347,16 +347,17 @@ impl SelfPlay {
 
     /// What [`SelfPlay::run_shards`] does for every shard, with the leaves of all of them
     /// gathered into calls of at most `eval_batch` leaves, and every shard searching on a
-    /// thread of its own with two batches in flight (see [`crate::search::gather`]): few,
+    /// thread of its own with several batches in flight (see [`crate::search::gather`]): few,
     /// large calls, and no search thread waiting for the evaluator, for an evaluator that pays
-    /// per call (a GPU, a Python callable). `evaluators` (1 or 2) evaluator threads each call an
-    /// evaluator of `make_evaluator` (the first on the calling thread): with 2, the calls of
-    /// the two halves run at once (a thread-safe Python callable, a GPU's copies beside its
-    /// work); the results are the same.
+    /// per call (a GPU, a Python callable). Each shard's games are split into the fewest groups
+    /// (at least 2, the batches it has in flight) whose leaves, a group of every shard
+    /// together, fit one call. Up to `evaluators` evaluator threads (at most one a group) each
+    /// call an evaluator of `make_evaluator` (the first on the calling thread): with more than
+    /// one, calls run at once (a thread-safe Python callable, a GPU's copies beside its work).
     ///
-    /// Every shard plays until all have made their share of `min_positions`, then all stop
-    /// after the same round, so every call holds the leaves of every shard (a shard that is
-    /// done early keeps playing: its extra samples are returned too). With an evaluator whose
+    /// Every shard plays until all have made their share of `min_positions` (so every call
+    /// holds the leaves of every shard; a shard done early keeps playing, and its extra
+    /// samples are returned too), and all stop after the same round. With an evaluator whose
     /// answer for a position does not depend on the rest of its batch, the games and samples
     /// are the same bit for bit whatever `eval_batch`, `evaluators` and the timing; they
     /// depend on the thread count, as [`SelfPlay::run`]'s do (and differ from its, which stops
@@ -374,7 +375,15 @@ impl SelfPlay {
     {
         let t = self.shards.len();
         let share = |w: usize| min_positions / t + usize::from(w < min_positions % t);
-        let (search_ends, [first, second]) = lines(t);
+        let sizes: Vec<usize> = self.shards.iter().map(|s| s.slots.len()).collect();
+        let groups = groups_for(&sizes, eval_batch);
+        let (search_ends, mut ends) = lines(t, groups);
+        // Evaluator thread j serves groups j, j + e, j + 2e, …
+        let e = evaluators.clamp(1, groups);
+        let mut shares: Vec<Vec<Vec<ServerEnd>>> = (0..e).map(|_| Vec::new()).collect();
+        for (g, group) in ends.drain(..).enumerate() {
+            shares[g % e].push(group);
+        }
         let mut results: Vec<(SelfPlayStats, Vec<Sample>)> = Vec::with_capacity(t);
         let make = &make_evaluator;
         let load = std::thread::scope(|scope| {
@@ -391,27 +400,30 @@ impl SelfPlay {
                         .expect("the system starts a self-play thread")
                 })
                 .collect();
-            let mut load = if evaluators >= 2 {
-                let other = std::thread::Builder::new()
-                    .name("evaluator-1".into())
-                    .spawn_scoped(scope, move || serve(&mut make(), vec![second], eval_batch))
-                    .expect("the system starts an evaluator thread");
-                let mut load = serve(&mut make(), vec![first], eval_batch);
-                match other.join() {
+            let mut shares = shares.into_iter();
+            let mine = shares.next().expect("one evaluator thread at least");
+            let others: Vec<_> = shares
+                .enumerate()
+                .map(|(j, share)| {
+                    std::thread::Builder::new()
+                        .name(format!("evaluator-{}", j + 1))
+                        .spawn_scoped(scope, move || serve(&mut make(), share, eval_batch))
+                        .expect("the system starts an evaluator thread")
+                })
+                .collect();
+            let mut load = serve(&mut make(), mine, eval_batch);
+            for h in others {
+                match h.join() {
                     Ok(l) => load.add(&l),
                     Err(panic) => std::panic::resume_unwind(panic),
                 }
-                load
-            } else {
-                serve(&mut make(), vec![first, second], eval_batch)
-            };
+            }
             for h in handles {
                 match h.join() {
                     Ok(r) => results.push(r),
                     Err(panic) => std::panic::resume_unwind(panic),
                 }
             }
-            load.threads = load.threads.max(1);
             load
         });
         let mut stats = SelfPlayStats::default();
@@ -705,6 +717,18 @@ impl Forest for Games<'_> {
         let slot = &mut self.shard.slots[i];
         slot.search.deliver(evaluation, &mut slot.rng);
     }
+}
+
+/// The most groups (batches in flight) a shard's games are split into.
+const MAX_GROUPS: usize = 16;
+
+/// How many groups each shard's games are split into for calls of at most `eval_batch` leaves
+/// (a group of every shard makes one call): the fewest, at least 2 (two batches in flight),
+/// at most [`MAX_GROUPS`], whose groups hold at most `eval_batch` leaves together.
+fn groups_for(shard_games: &[usize], eval_batch: usize) -> usize {
+    (2..=MAX_GROUPS)
+        .find(|&k| shard_games.iter().map(|&n| n.div_ceil(k)).sum::<usize>() <= eval_batch)
+        .unwrap_or(MAX_GROUPS)
 }
 
 /// The value targets (every player, `state`'s mover first) and the score target of a position

@@ -618,9 +618,9 @@ impl PySelfPlay {
                 let (stats, samples) = selfplay.run_shards(0..t, make, positions);
                 (stats, samples, None)
             } else {
-                // A thread-safe callable gets two evaluator threads, the calls of the two halves
-                // at once (one's GPU work or sleep beside the other's); else one.
-                let evaluators = if arg.thread_safe() { 2 } else { 1 };
+                // A thread-safe callable gets up to four evaluator threads, calls of different
+                // groups at once (one's GPU work or sleep beside another's); else one.
+                let evaluators = if arg.thread_safe() { 4 } else { 1 };
                 let (stats, samples, load) =
                     selfplay.run_gathered(make, evaluators, eval_batch, positions);
                 (stats, samples, Some(load))

@@ -3,15 +3,15 @@
 //! (`OpenCLScheduler`), for an evaluator that pays per call (a GPU's launch and copy, a Python
 //! callable's trip through the GIL).
 //!
-//! - Each search thread drives its trees with [`pipelined_rounds`]: it splits them into two
-//!   halves, hands one half's leaves to the evaluator over its [`Line`], and walks the other
-//!   half's trees to their next leaves while the first half is evaluated. It never waits for
-//!   the evaluator unless the evaluator is slower than half a round of its own tree work.
-//! - One evaluator thread runs [`serve`]: it takes the threads' requests in a fixed order
-//!   (thread 0's first half, thread 1's first half, …, then the second halves), cuts their leaves
-//!   into calls of at most `eval_batch`, and sends each thread its evaluations as soon as they
-//!   are all made. The calls' contents are fixed by the threads' requests, not by timing.
-//!
+//! - Each search thread drives its trees with [`pipelined_rounds`]: it splits them into groups
+//!   (at least two), hands one group's leaves to the evaluator over its [`Line`], and walks the
+//!   next groups' trees to their next leaves while the first is evaluated. It never waits for
+//!   the evaluator unless a call takes longer than the rest of a round of its own tree work.
+//! - Evaluator threads run [`serve`]: each takes the requests of its groups in a fixed order
+//!   (thread 0's, thread 1's, … of the group), cuts their leaves into calls of at most
+//!   `eval_batch`, and sends each thread its evaluations as soon as they are all made. A
+//!   call's contents are fixed by the threads' requests, not by timing; one evaluator thread
+//!   may serve every group, or several a share each, their calls running at once.
 //! - Every thread plays until all have done their share (each says so with its requests), then
 //!   all stop after the same round: every call is as full as the first, none is left to the
 //!   slowest thread alone.
@@ -34,13 +34,13 @@
 //! let roots = vec![State::initial(&rules, 0); 6];
 //! let mut a = BatchSearch::new(rules, SearchSettings::default(), &roots[..3], 16, None, 1).unwrap();
 //! let mut b = BatchSearch::new(rules, SearchSettings::default(), &roots[3..], 16, None, 2).unwrap();
-//! let (mut search_ends, [first, second]) = lines(2);
+//! let (mut search_ends, groups) = lines(2, 2);
 //! let load = std::thread::scope(|s| {
 //!     let mut ends = search_ends.drain(..);
 //!     let (mut la, mut lb) = (ends.next().unwrap(), ends.next().unwrap());
 //!     s.spawn(move || pipelined_rounds(&mut a, &mut la, |a| a.is_done()));
 //!     s.spawn(move || pipelined_rounds(&mut b, &mut lb, |b| b.is_done()));
-//!     serve(&mut UniformEvaluator, vec![first, second], 4)
+//!     serve(&mut UniformEvaluator, groups, 4)
 //! });
 //! assert!(load.max_call <= 4 && load.leaves > 0);
 //! ```
@@ -53,12 +53,13 @@ use crate::state::State;
 
 /// What a search thread sends the evaluator thread.
 enum Request {
-    /// Leaves to evaluate, a buffer for their evaluations, and whether the thread has done its
-    /// share of the work (it goes on until every thread has).
+    /// Leaves to evaluate, a buffer for their evaluations, and with the first group's request
+    /// of a round, whether the thread had done its share of the work by the end of the last
+    /// round (it goes on until every thread has).
     Leaves {
         leaves: Vec<State>,
         buffer: Vec<Evaluation>,
-        satisfied: bool,
+        satisfied: Option<bool>,
     },
     /// The thread needs nothing more.
     Done,
@@ -76,57 +77,54 @@ struct Reply {
     finish: bool,
 }
 
-/// A search thread's end of its line to the evaluator: a channel each way for each half of its
+/// A search thread's end of its line to the evaluator: a channel each way for each group of its
 /// trees.
 pub struct Line {
-    requests: [Sender<Request>; 2],
-    replies: [Receiver<Reply>; 2],
+    requests: Vec<Sender<Request>>,
+    replies: Vec<Receiver<Reply>>,
     /// Spare buffers for the next requests.
     spare: Vec<(Vec<State>, Vec<Evaluation>)>,
-    /// A spare list of tree indices.
-    spare_owners: Vec<usize>,
+    /// Spare lists of tree indices.
+    spare_owners: Vec<Vec<usize>>,
 }
 
-/// The evaluator's end of one half of one line.
+/// The evaluator's end of one group of one line.
 pub struct ServerEnd {
     requests: Receiver<Request>,
     replies: Sender<Reply>,
 }
 
-/// `n` lines: the search threads' ends, and the evaluator's ends of the first halves and of the
-/// second halves, each in line order (the order in which [`serve`] takes their requests). One
-/// evaluator thread serves both halves (`serve(e, vec![first, second], …)`), or two serve one
-/// each, their calls then running at once (`serve(e1, vec![first], …)` beside
-/// `serve(e2, vec![second], …)`): the results are the same.
-pub fn lines(n: usize) -> (Vec<Line>, [Vec<ServerEnd>; 2]) {
-    let mut first = Vec::with_capacity(n);
-    let mut second = Vec::with_capacity(n);
+/// `n` lines, each for trees split into `groups` groups (at least 2: the batches each thread
+/// has in flight): the search threads' ends, and the evaluator's ends by group, each in line
+/// order (the order in which [`serve`] takes their requests). One evaluator thread may serve
+/// every group (`serve(e, ends, …)`), or several a share each, their calls then running at
+/// once: the results are the same.
+pub fn lines(n: usize, groups: usize) -> (Vec<Line>, Vec<Vec<ServerEnd>>) {
+    let k = groups.max(2);
+    let mut ends: Vec<Vec<ServerEnd>> = (0..k).map(|_| Vec::with_capacity(n)).collect();
     let lines = (0..n)
         .map(|_| {
-            let half = || {
+            let mut requests = Vec::with_capacity(k);
+            let mut replies = Vec::with_capacity(k);
+            for group in ends.iter_mut() {
                 let (rq_tx, rq_rx) = channel();
                 let (rp_tx, rp_rx) = channel();
-                (
-                    (rq_tx, rp_rx),
-                    ServerEnd {
-                        requests: rq_rx,
-                        replies: rp_tx,
-                    },
-                )
-            };
-            let ((rq0, rp0), end0) = half();
-            let ((rq1, rp1), end1) = half();
-            first.push(end0);
-            second.push(end1);
+                requests.push(rq_tx);
+                replies.push(rp_rx);
+                group.push(ServerEnd {
+                    requests: rq_rx,
+                    replies: rp_tx,
+                });
+            }
             Line {
-                requests: [rq0, rq1],
-                replies: [rp0, rp1],
+                requests,
+                replies,
                 spare: Vec::new(),
                 spare_owners: Vec::new(),
             }
         })
         .collect();
-    (lines, [first, second])
+    (lines, ends)
 }
 
 impl Line {
@@ -137,7 +135,7 @@ impl Line {
         (l, e)
     }
 
-    /// The reply to half `g`'s request; `None` when the evaluator has stopped or is gone.
+    /// The reply to group `g`'s request; `None` when the evaluator has stopped or is gone.
     fn receive(&mut self, g: usize) -> Option<Reply> {
         let r = self.replies[g].recv().ok()?;
         (!r.stopped).then_some(r)
@@ -205,16 +203,18 @@ struct Pending {
     start: usize,
 }
 
-/// An evaluator thread: serves the requests of `groups` (the evaluator's ends of [`lines`]: both
-/// halves, or one) with `evaluator`, in calls of at most `eval_batch` leaves (at least 1), until
-/// every line is done or gone (see the [module docs](self)). After the evaluator stops, every
-/// request is answered at once as stopped.
+/// An evaluator thread: serves the requests of `groups` (some or all of the evaluator's ends of
+/// [`lines`], one list a group) with `evaluator`, in calls of at most `eval_batch` leaves (at
+/// least 1), until every line is done or gone (see the [module docs](self)). After the
+/// evaluator stops, every request is answered at once as stopped.
 ///
 /// A phase is one request from each line still active in one group, taken in line order; the
-/// phases go round the groups. Once every request of a group's phase said its thread had done
-/// its share, the replies of that group's next phase say so, and every thread stops after that
-/// reply and the other half's: all threads play the same number of rounds (so every call is as
-/// full as the first), and the same with one evaluator thread or two.
+/// phases go round the groups. Each thread says with its first group's request of a round
+/// whether its share was done by the end of the round before; once every thread has said so,
+/// the first group's replies of the next round say to finish, and each thread stops there with
+/// its other groups' evaluations delivered. So every thread plays the same rounds (every call
+/// is as full as the first), and the rounds played do not depend on the groups, the evaluator
+/// threads or the timing.
 pub fn serve(
     evaluator: &mut dyn LeafEvaluator,
     groups: Vec<Vec<ServerEnd>>,
@@ -239,7 +239,7 @@ pub fn serve(
         queue.clear();
         results.clear();
         pending.clear();
-        let mut all_satisfied = true;
+        let (mut all_satisfied, mut flagged) = (true, false);
         let reply = |stopped| Answer {
             stopped,
             finish: finish[g],
@@ -259,7 +259,10 @@ pub fn serve(
                     continue;
                 }
             };
-            all_satisfied &= satisfied;
+            if let Some(satisfied) = satisfied {
+                flagged = true;
+                all_satisfied &= satisfied;
+            }
             queue.extend_from_slice(&leaves);
             pending.push(Pending {
                 line: k,
@@ -294,7 +297,7 @@ pub fn serve(
             );
         }
         answer(ends, &mut pending, &results, reply(stopped));
-        finish[g] |= all_satisfied;
+        finish[g] |= flagged && all_satisfied;
         g = (g + 1) % groups.len();
     }
     load.wall_secs = t0.elapsed().as_secs_f64();
@@ -358,36 +361,41 @@ fn answer(ends: &[ServerEnd], pending: &mut Vec<Pending>, results: &[Evaluation]
 }
 
 /// The trees of `forest` driven in rounds as [`Rounds::round`](super::Rounds::round) drives
-/// them (every tree asked once a round, in order), with their leaves evaluated over `line` in
-/// two halves, one in flight while the other's leaves are found (see the [module
-/// docs](self)). `satisfied(forest)`, asked after each half-round, says whether this thread
-/// has done its share; it goes on until every thread's has (see [`serve`]), and stops with
-/// every evaluation delivered. Returns false when it stopped because the evaluator did (its
-/// thread gone, or the evaluator failed or was interrupted).
+/// them (every tree asked once a round, in order), split into the line's groups (consecutive
+/// trees), each group's leaves evaluated over `line` while the next groups' leaves are found:
+/// as many batches in flight as groups (see the [module docs](self)). `satisfied(forest)`,
+/// asked at the start of each round, says whether this thread has done its share; it goes on
+/// until every thread's has (see [`serve`]), and stops with every evaluation delivered.
+/// Returns false when it stopped because the evaluator did (its thread gone, or the evaluator
+/// failed or was interrupted).
 pub fn pipelined_rounds<F: Forest>(
     forest: &mut F,
     line: &mut Line,
     mut satisfied: impl FnMut(&F) -> bool,
 ) -> bool {
     let n = forest.trees();
-    let half = n.div_ceil(2);
-    let groups = [0..half, half..n];
-    // The trees whose leaves each half has in flight (`None`: nothing in flight).
-    let mut owners: [Option<Vec<usize>>; 2] = [None, None];
+    let k = line.requests.len();
+    let bounds: Vec<usize> = (0..=k).map(|g| g * n / k).collect();
+    // The trees whose leaves each group has in flight (`None`: nothing in flight).
+    let mut owners: Vec<Option<Vec<usize>>> = vec![None; k];
     let ok = 'rounds: loop {
-        for g in 0..2 {
+        for g in 0..k {
             match deliver(forest, line, g, &mut owners[g]) {
                 None => break 'rounds false,
                 Some(true) => {
-                    // Every thread has done its share: the other half's last evaluations.
-                    break 'rounds deliver(forest, line, 1 - g, &mut owners[1 - g]).is_some();
+                    // Every thread has done its share: the other groups' last evaluations.
+                    break 'rounds (1..k)
+                        .map(|d| (g + d) % k)
+                        .all(|h| deliver(forest, line, h, &mut owners[h]).is_some());
                 }
                 Some(false) => {}
             }
+            // Whether this thread's share was done by the end of the last round.
+            let flag = (g == 0).then(|| satisfied(forest));
             let (mut leaves, buffer) = line.buffers();
-            let mut mine = std::mem::take(&mut line.spare_owners);
+            let mut mine = line.spare_owners.pop().unwrap_or_default();
             mine.clear();
-            for i in groups[g].clone() {
+            for i in bounds[g]..bounds[g + 1] {
                 if let Some(leaf) = forest.next_leaf(i) {
                     leaves.push(leaf);
                     mine.push(i);
@@ -396,7 +404,7 @@ pub fn pipelined_rounds<F: Forest>(
             let request = Request::Leaves {
                 leaves,
                 buffer,
-                satisfied: satisfied(forest),
+                satisfied: flag,
             };
             if line.requests[g].send(request).is_err() {
                 break 'rounds false;
@@ -408,7 +416,7 @@ pub fn pipelined_rounds<F: Forest>(
     ok
 }
 
-/// Delivers the reply to a half's leaves in flight (if any) to their trees: `None` when the
+/// Delivers the reply to group `g`'s leaves in flight (if any) to their trees: `None` when the
 /// evaluator has stopped, else whether the reply says to finish.
 fn deliver<F: Forest>(
     forest: &mut F,
@@ -424,7 +432,7 @@ fn deliver<F: Forest>(
         forest.deliver(i, e);
     }
     line.spare.push((reply.leaves, reply.evaluations));
-    line.spare_owners = mine;
+    line.spare_owners.push(mine);
     Some(reply.finish)
 }
 
@@ -493,18 +501,19 @@ mod tests {
                     BatchSearch::new(rules, settings, &all[r.clone()], 20, Some(1.0), 9).unwrap()
                 })
                 .collect();
-            let (search_ends, [first, second]) = lines(forests.len());
+            // 2 or 3 groups; one evaluator thread, or one a group.
+            let (search_ends, mut groups) = lines(forests.len(), 2 + eval_batch % 2);
             let mut ev = Hashing::default();
             std::thread::scope(|s| {
                 for (f, mut line) in forests.iter_mut().zip(search_ends) {
                     s.spawn(move || assert!(pipelined_rounds(f, &mut line, |f| f.is_done())));
                 }
                 if eval_batch % 2 == 0 {
-                    // Two evaluator threads, a half each.
+                    let second = groups.pop().unwrap();
                     s.spawn(move || serve(&mut Hashing::default(), vec![second], eval_batch));
-                    serve(&mut ev, vec![first], eval_batch);
+                    serve(&mut ev, groups, eval_batch);
                 } else {
-                    serve(&mut ev, vec![first, second], eval_batch);
+                    serve(&mut ev, groups, eval_batch);
                 }
             });
             assert!(ev.calls.iter().all(|&c| c <= eval_batch) && !ev.calls.is_empty());
@@ -524,13 +533,13 @@ mod tests {
         let rules = Rules::abapa();
         let all = roots(&rules, 4);
         let mut f = BatchSearch::new(rules, SearchSettings::default(), &all, 8, None, 1).unwrap();
-        let (mut search_ends, [first, second]) = lines(2);
+        let (mut search_ends, groups) = lines(2, 2);
         let quiet = search_ends.pop().unwrap();
         let mut line = search_ends.pop().unwrap();
         drop(quiet);
         std::thread::scope(|s| {
             s.spawn(move || assert!(pipelined_rounds(&mut f, &mut line, |f| f.is_done())));
-            let load = serve(&mut Hashing::default(), vec![first, second], 2);
+            let load = serve(&mut Hashing::default(), groups, 2);
             assert!(load.leaves > 0);
         });
     }
