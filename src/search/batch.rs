@@ -227,11 +227,12 @@ impl Forest for BatchSearch {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::search::UniformEvaluator;
 
-    fn roots(rules: &Rules, n: usize) -> Vec<State> {
+    /// `n` positions of one game and the next (a root for each search of a test).
+    pub(in crate::search) fn roots(rules: &Rules, n: usize) -> Vec<State> {
         let mut out = Vec::new();
         let mut s = State::initial(rules, 0);
         for k in 0..n {

@@ -1,5 +1,5 @@
-//! Leaves of many search threads gathered into few, large evaluator calls, with two batches in
-//! flight per thread: the network server of KataGo (`nneval`) and Leela Zero
+//! Leaves of many search threads gathered into few, large evaluator calls, with at least two
+//! batches in flight per thread: the network server of KataGo (`nneval`) and Leela Zero
 //! (`OpenCLScheduler`), for an evaluator that pays per call (a GPU's launch and copy, a Python
 //! callable's trip through the GIL).
 //!
@@ -440,6 +440,7 @@ fn deliver<F: Forest>(
 mod tests {
     use super::*;
     use crate::rules::Rules;
+    use crate::search::batch::tests::roots;
     use crate::search::{BatchSearch, Evaluation, SearchSettings};
 
     /// A deterministic evaluator whose answer depends on the position alone, and which records
@@ -464,23 +465,6 @@ mod tests {
                 e
             }));
         }
-    }
-
-    fn roots(rules: &Rules, n: usize) -> Vec<State> {
-        let mut out = Vec::new();
-        let mut s = State::initial(rules, 0);
-        for k in 0..n {
-            out.push(s);
-            let legal = s.legal_mask(rules);
-            let h = (0..6)
-                .map(|d| (k * 5 + d) % 6)
-                .find(|h| legal >> h & 1 == 1);
-            s.apply_unchecked(rules, h.expect("a legal move"));
-            if s.is_over() {
-                s = State::initial(rules, 1);
-            }
-        }
-        out
     }
 
     #[test]

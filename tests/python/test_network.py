@@ -317,3 +317,33 @@ def test_weights_changed_in_pytorch_come_back_to_rust(nets, tmp_path):
     at.save(model, tmp_path / "wrong.safetensors")
     with pytest.raises(awale.TrainingError, match="disagree"):
         awale.Network(tmp_path / "wrong.safetensors")
+
+
+def test_the_torch_evaluator_is_the_network_as_an_evaluate_callable():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
+    import awale.torch as at
+
+    model = at.new_network("abapa", [16], "onehot:16")
+    ev = at.Evaluator(model, "cpu")
+    assert ev.thread_safe is True
+    obs = np.random.default_rng(0).random((5, int(model.header["input"])), dtype=np.float32)
+    mask = np.ones((5, 6), bool)
+    logits, values = ev(obs, mask)
+    with torch.inference_mode():
+        want_l, want_v = model(torch.from_numpy(obs))
+    np.testing.assert_array_equal(logits, want_l.numpy())
+    np.testing.assert_array_equal(values, want_v.numpy())
+    assert ev.calls == 1 and ev.rows == 5
+    # It drives self-play, its leaves gathered from two threads into calls of at most 8.
+    sp = awale.SelfPlay("abapa", ev, games=16, threads=2, seed=3, sims=8, fast_sims=4,
+                        encoding="onehot:16", eval_batch=8)
+    d = sp.play(20)
+    assert d["stats"]["max_batch"] <= 8 and d["obs"].shape[1] == int(model.header["input"])
+    with pytest.raises(ValueError, match="precision 'fp8'"):
+        at.Evaluator(model, "cpu", precision="fp8")
+    with pytest.raises(ValueError, match="on a CPU use 'fp32'"):
+        at.Evaluator(model, "cpu", precision="bf16")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA GPU"):
+            at.Evaluator(model, "cuda")

@@ -180,7 +180,17 @@ def test_az_torch_fast(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, f"az_torch.py failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    assert "moves/s" in proc.stdout and "final:" in proc.stdout
+    assert "moves/s" in proc.stdout and "final:" in proc.stdout and "leaves/call" in proc.stdout
+    import torch
+
+    if not torch.cuda.is_available():
+        # A GPU asked for where there is none: the reason, at once, before any work.
+        bad = subprocess.run(
+            [sys.executable, str(ROOT / "training" / "az_torch.py"), "--fast", "--device", "cuda",
+             "--out", str(tmp_path / "nogpu")],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+        assert bad.returncode == 1 and "sees no CUDA GPU" in bad.stderr, bad.stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["iteration"] == 4 and summary["train_steps"] > 0
     assert summary["final"]["games"] == 4 and 0.0 <= summary["final"]["score"] <= 1.0
