@@ -819,7 +819,7 @@ def search(
 ) -> SearchResult:
     """Searches every position at once with the Rust trainer's guided search, one tree per
     position, the leaves of all trees evaluated together (at most ``eval_batch`` per call;
-    default all; ``batch_size``, its name before 0.10, still works with a
+    default all; ``batch_size``, its former name, still works with a
     ``DeprecationWarning``). ``evaluate``: a callable ``(obs, mask) -> (logits, values)`` (obs in
     ``encoding``, default ``"compact"``, seen by the mover, times the network's input scales
     unless ``obs_scale="raw"``; values the mover's, or every player's mover first, in [-1, 1]),
@@ -841,11 +841,13 @@ class SelfPlay:
     ``eval_batch`` says how the leaves reach ``evaluate``. 0 (the default): each of the
     ``threads`` calls it with its own games' leaves and waits for it (a thread-safe callable is
     called by several threads at once), right for an evaluator that computes on the CPU.
-    ``N`` >= 1: the leaves of every thread are gathered into calls of at most ``N`` on one
-    evaluator thread, two batches in flight per thread, so that no search thread waits for it
-    and the calls are few and large: right for a GPU (``awale.torch.Evaluator``) or any
-    evaluator with a fixed cost per call; ``games // 2`` makes one call per half round. The GIL
-    is taken only to call ``evaluate``.
+    ``N`` >= 1: the leaves of every thread are gathered into calls of at most ``N`` on
+    evaluator threads of their own (up to 4 for a thread-safe callable, else 1), each thread's
+    games in as many groups as calls a round (at least two batches in flight), so that no
+    search thread waits for it and the calls are few and large: right for a GPU
+    (``awale.torch.Evaluator``) or any evaluator with a fixed cost per call; ``games // 2``
+    makes two calls a round, ``games // 4`` four (more time for each call to hide behind the
+    search). The GIL is taken only to call ``evaluate``.
 
     Reproducible from ``seed`` for a given ``threads``; with ``eval_batch`` >= 1 the games are
     the same whatever ``N`` (they differ from those of 0: every thread then plays until all

@@ -99,7 +99,7 @@ class Evaluator:
     plain call (``torch.from_numpy``, the forward pass, ``.numpy()``), the fastest there.
 
     It declares itself ``thread_safe`` (on a GPU one lock around the buffers), so
-    ``SelfPlay(..., eval_batch=N)`` (every thread's leaves gathered, two batches in flight) and
+    ``SelfPlay(..., eval_batch=N)`` (every thread's leaves gathered, several batches in flight) and
     ``SelfPlay(..., threads=T)`` alike may call it. Raises ``ValueError`` for a device that is
     not there (``"cuda"`` on a machine without a GPU) or an unknown precision::
 

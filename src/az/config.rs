@@ -115,8 +115,8 @@ pub struct SelfPlayConfig {
     /// How the search leaves reach the network. 0 (the default): each worker thread calls its
     /// own evaluator with its games' leaves and waits for it, right for a network that computes
     /// on the calling thread (burn's CPU backend, a small network). N ≥ 1: the leaves of every
-    /// thread are gathered into calls of at most N leaves to one evaluator on a thread of its
-    /// own, two batches in flight per thread so that no search thread waits for it
+    /// thread are gathered into calls of at most N leaves on evaluator threads of their own (two),
+    /// at least two batches in flight per thread so that no search thread waits for them
     /// (`awale::search::gather`): right for a GPU or a Python callable, which pay per call.
     /// Either way the games are reproducible for a seed and thread count; gathered, they are the
     /// same whatever N (every shard plays until all have made their share, so they differ from

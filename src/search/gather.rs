@@ -21,7 +21,8 @@
 //! with a deterministic evaluator (one whose answer for a position does not depend on the rest
 //! of its batch, as a network's) the results are the same bit for bit whatever `eval_batch`
 //! and whatever the timing. An evaluator that draws random numbers (random playouts) gives
-//! results reproducible for a given thread count and `eval_batch`.
+//! results reproducible for a given thread count, `eval_batch` and number of evaluator
+//! threads.
 //!
 //! [`Rounds`]: super::Rounds
 //!

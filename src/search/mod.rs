@@ -24,7 +24,7 @@
 //! | `driver.rs` | [`Search`]: one tree, stepped leaf by leaf or run to the end |
 //! | `result.rs` | [`GuidedSearchResult`] |
 //! | `batch.rs` | [`Rounds`] over a [`Forest`], and [`BatchSearch`] |
-//! | `gather.rs` | many threads' leaves in few, large calls on one evaluator thread, two batches in flight |
+//! | `gather.rs` | many threads' leaves in few, large calls on evaluator threads, several batches in flight |
 //!
 //! ```
 //! use awale::agents::PlayoutEvaluator;

@@ -234,7 +234,7 @@ def test_bad_arguments_are_value_or_type_errors():
         awale.search([s], uniform, sims=0)
     with pytest.raises(ValueError, match="eval_batch must be from 1"):
         awale.search([s], uniform, eval_batch=0)
-    # The name before 0.10 still works, with a warning that names the new one.
+    # The former name still works, with a warning that names the new one.
     with pytest.warns(DeprecationWarning, match="batch_size is now called eval_batch"):
         awale.search([s], uniform, sims=4, batch_size=2)
     with pytest.raises(TypeError, match="give eval_batch only"):
