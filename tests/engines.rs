@@ -233,6 +233,28 @@ fn an_endless_line_loses() {
 }
 
 #[test]
+fn a_line_of_exactly_the_limit_is_read() {
+    alone(|| {
+        // 65,536 bytes before the newline: the longest line taken, not a fault.
+        std::env::set_var("AWALE_BIN", awale_bin());
+        let rules = Rules::abapa();
+        let cfg = tournament(rules, 2, 1, None);
+        let entrants = vec![
+            entrant(&bot("exactline", "bot"), &rules).unwrap(),
+            Entrant::from_spec_text("greedy", &rules).unwrap(),
+        ];
+        let report = run(&cfg, &entrants).unwrap();
+        let forfeits: Vec<_> = report
+            .games
+            .iter()
+            .filter_map(|g| g.forfeit.as_ref())
+            .collect();
+        assert!(forfeits.is_empty(), "{forfeits:?}");
+        assert_eq!(report.games.len(), 2);
+    });
+}
+
+#[test]
 fn a_closed_output_loses() {
     alone(|| {
         forfeits("closes", "closed its output");

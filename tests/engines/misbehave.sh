@@ -11,6 +11,8 @@
 #   mute       never answers uci
 #   forgetful  answers the first isready only (the next game's handshake gets nothing); its
 #              moves are those of `awale engine greedy` ($AWALE_BIN), which it runs as a helper
+#   exactline  plays as `awale engine greedy` (a helper, as forgetful), each move after an info
+#              line of exactly 65,536 bytes (the longest line the referee takes)
 #   spawner    starts a process of its own, then hangs when asked for a move
 #   wari       plays wari only, and says so (UCI_Variant)
 mode=$1
@@ -18,7 +20,7 @@ ready=0
 if [ "$mode" = spawner ]; then
   bash -c 'exec -a awale-test-grandchild sleep 300' &
 fi
-if [ "$mode" = forgetful ]; then
+if [ "$mode" = forgetful ] || [ "$mode" = exactline ]; then
   coproc helper { exec -a awale-test-helper "$AWALE_BIN" engine greedy; }
 fi
 while read -r line; do
@@ -31,7 +33,7 @@ while read -r line; do
     isready)
       if [ "$mode" != forgetful ] || [ "$ready" = 0 ]; then echo readyok; ready=1; fi ;;
     position*)
-      [ "$mode" = forgetful ] && echo "$line" >&"${helper[1]}" ;;
+      if [ "$mode" = forgetful ] || [ "$mode" = exactline ]; then echo "$line" >&"${helper[1]}"; fi ;;
     go*)
       case "$mode" in
         crash) echo "misbehave.sh: out of cheese" >&2; exit 3 ;;
@@ -40,6 +42,13 @@ while read -r line; do
         flood) while :; do echo "info string flood flood flood"; done ;;
         longline) while :; do printf 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; done ;;
         closes) exec 1>&-; exec -a awale-test-grandchild sleep 300 ;;
+        exactline)
+          # "info string " (12 bytes) and 65,524 more: 65,536 before the newline.
+          printf 'info string %s\n' "$(head -c 65524 /dev/zero | tr '\0' x)"
+          echo "$line" >&"${helper[1]}"
+          while read -r answer <&"${helper[0]}"; do
+            case "$answer" in bestmove*) echo "$answer"; break ;; esac
+          done ;;
         forgetful)
           echo "$line" >&"${helper[1]}"
           while read -r answer <&"${helper[0]}"; do

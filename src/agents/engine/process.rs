@@ -27,6 +27,15 @@ enum Line {
     Closed,
 }
 
+/// The length of a line read with its end: without its "\n" or "\r\n" (a line cut short by
+/// the reader's limit has no "\n" and counts whole).
+fn line_length(buf: &[u8]) -> usize {
+    match buf {
+        [rest @ .., b'\r', b'\n'] | [rest @ .., b'\n'] => rest.len(),
+        _ => buf.len(),
+    }
+}
+
 /// A running engine.
 pub(super) struct Process {
     child: Child,
@@ -81,12 +90,13 @@ impl Process {
                 let mut reader = BufReader::new(stdout);
                 loop {
                     let mut buf = Vec::new();
+                    // A line of MAX_LINE bytes, its "\n" or "\r\n" not counted, is taken.
                     let line = match (&mut reader)
-                        .take(MAX_LINE as u64 + 1)
+                        .take(MAX_LINE as u64 + 2)
                         .read_until(b'\n', &mut buf)
                     {
                         Ok(0) | Err(_) => Line::Closed,
-                        Ok(_) if buf.len() > MAX_LINE => Line::TooLong,
+                        Ok(_) if line_length(&buf) > MAX_LINE => Line::TooLong,
                         Ok(_) => Line::Text(String::from_utf8_lossy(&buf).trim_end().to_string()),
                     };
                     let end = !matches!(line, Line::Text(_));
@@ -331,4 +341,20 @@ pub fn log_path(dir: &Path, name: &str) -> PathBuf {
         .take(80)
         .collect();
     dir.join("engines").join(format!("{safe}.stderr.log"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_measured_without_its_end() {
+        assert_eq!(line_length(b"bestmove A\n"), 10);
+        assert_eq!(line_length(b"bestmove A\r\n"), 10);
+        assert_eq!(line_length(b"bestmove A"), 10);
+        let exact = [vec![b'x'; MAX_LINE], b"\n".to_vec()].concat();
+        assert_eq!(line_length(&exact), MAX_LINE);
+        let cut = vec![b'x'; MAX_LINE + 2];
+        assert!(line_length(&cut) > MAX_LINE);
+    }
 }
