@@ -46,6 +46,7 @@ pub mod digest;
 pub mod elo;
 pub mod endgame;
 pub mod env_spec;
+pub mod files;
 pub mod matchplay;
 pub mod placing;
 pub mod scorecard;

@@ -71,7 +71,7 @@ fn the_architecture_doc_names_every_source_file_and_only_files_that_exist() {
 fn layer(module: &str) -> Option<u8> {
     Some(match module {
         "engine" | "board_index" | "choice" | "error" | "game" | "history" | "notation"
-        | "perft" | "presets" | "rules" | "state" | "utility" | "digest" | "uci" => 0,
+        | "perft" | "presets" | "rules" | "state" | "utility" | "digest" | "uci" | "files" => 0,
         "batch" | "tablebase" => 1,
         "agents" | "elo" | "placing" | "search" | "sprt" => 2,
         "endgame" | "tournament" | "matchplay" | "bench" | "scorecard" | "uci_server"

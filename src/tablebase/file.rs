@@ -198,19 +198,7 @@ pub(crate) fn read_layer(
 /// FIFO, a device, a folder, is refused without waiting: the open itself does not block
 /// (`O_NONBLOCK`), so a FIFO with no writer cannot hold up the caller.
 pub(crate) fn open_regular(path: &Path) -> Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(|e| io_error(path, e))?;
-    let meta = file.metadata().map_err(|e| io_error(path, e))?;
-    if !meta.is_file() {
-        return Err(refuse(path, "not a regular file"));
-    }
-    Ok(file)
+    crate::files::open_regular(path).map_err(|e| io_error(path, e))
 }
 
 /// The size of `path` if it is a regular file (a link to one included), without opening it.
