@@ -125,7 +125,7 @@ def mixed_env(
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--rules", default="abapa", help="rules spec (abapa, awale, wari, oware3, ...)")
     ap.add_argument(
         "--opponents", default="random,greedy", help="built-in training opponents (random, greedy)"

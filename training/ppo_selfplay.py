@@ -597,7 +597,7 @@ def load_policy(path: str) -> NumpyPolicy:
 
 
 def parse_args(argv: Optional[list[str]] = None) -> Config:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     defaults = Config()
     for f in Config.__dataclass_fields__.values():
         flag = "--" + f.name.replace("_", "-")

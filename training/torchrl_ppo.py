@@ -78,7 +78,7 @@ def evaluate(actor: ProbabilisticActor, rules: str, opponent: str, games: int, s
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--rules", default="abapa")
     p.add_argument("--opponent", default="random")
     p.add_argument("--frames", type=int, default=200_000, help="environment steps in all")
