@@ -79,6 +79,7 @@ mod report;
 mod run;
 mod schedule;
 mod store;
+mod verify;
 
 pub use clock::AgentClock;
 pub use game_result::{Forfeit, GameResult};
