@@ -391,9 +391,11 @@ pub fn run_match_observed(
         let path = dir.join("match.json");
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| AwaleError::Match(format!("{}: {e}", path.display())))?;
-        std::fs::write(&path, text + "\n").map_err(|e| AwaleError::Io {
-            path: path.display().to_string(),
-            reason: e.to_string(),
+        crate::files::write_replacing(&path, (text + "\n").as_bytes()).map_err(|e| {
+            AwaleError::Io {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }
         })?;
     }
     Ok(report)

@@ -50,6 +50,9 @@ pub const PROTOCOL_TOML: &str = include_str!("../scorecard/v1.toml");
 /// The `format` field of a scorecard file.
 pub const FORMAT: &str = "awale-scorecard";
 
+/// The most bytes a scorecard file (or a protocol file) may hold: 1 MiB (a card is about 2 KB).
+pub const CARD_LIMIT: u64 = 1 << 20;
+
 fn err(m: impl Into<String>) -> AwaleError {
     AwaleError::Tournament(m.into())
 }
@@ -271,10 +274,12 @@ pub struct Scorecard {
 }
 
 impl Scorecard {
-    /// Reads a scorecard file, refusing one of another format or protocol version.
+    /// Reads a scorecard file, refusing one of another format or protocol version, anything
+    /// but a regular file (a FIFO is refused at once, not waited on) and a file over
+    /// [`CARD_LIMIT`] bytes.
     pub fn read(path: &Path) -> Result<Scorecard> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+        let text = crate::files::read_regular_string(path, CARD_LIMIT)
+            .map_err(|e| err(format!("{}: {e}", path.display())))?;
         Scorecard::from_json(&text).map_err(|e| err(format!("{}: {e}", path.display())))
     }
 
@@ -385,8 +390,10 @@ pub fn run(
     // for the games it timed, which a resumed run loads without timing them again.
     let mut previous: Option<Scorecard> = None;
     if let Some(dir) = &opts.out {
+        // The card's folder, and the games under it, never through a link.
+        crate::files::real_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
         let old = dir.join("scorecard.json");
-        if old.exists() {
+        if std::fs::symlink_metadata(&old).is_ok() {
             let card = Scorecard::read(&old)?;
             if card.protocol_sha256 != protocol.sha256() {
                 return Err(err(format!(
@@ -546,16 +553,19 @@ fn add_comparisons(
     }
 }
 
-/// Writes `scorecard.json` and `scorecard.md` into `dir`.
+/// Writes `scorecard.json` and `scorecard.md` into `dir` (created if missing, refused if a
+/// symbolic link), each by temporary file and rename: a link planted at either path is
+/// replaced, its target untouched.
 pub fn write(dir: &Path, card: &Scorecard) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+    crate::files::real_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
     let json = serde_json::to_string_pretty(card).expect("a scorecard serialises");
     for (file, text) in [
         ("scorecard.json", json + "\n"),
         ("scorecard.md", card.to_markdown()),
     ] {
         let p = dir.join(file);
-        std::fs::write(&p, text).map_err(|e| err(format!("{}: {e}", p.display())))?;
+        crate::files::write_replacing(&p, text.as_bytes())
+            .map_err(|e| err(format!("{}: {e}", p.display())))?;
     }
     Ok(())
 }

@@ -163,3 +163,104 @@ fn tempdir(tag: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     d
 }
+
+/// Issue 60, items 1 to 3: a card's folder cannot lie, hang or redirect its writes. An edited
+/// game in `games/games.jsonl` is refused on resume; a FIFO at `scorecard.json` or at the
+/// games file is refused at once; a link at `scorecard.json` is replaced, its target untouched;
+/// a link at `games/` is refused.
+#[cfg(unix)]
+#[test]
+fn a_cards_folder_cannot_lie_hang_or_redirect_writes() {
+    use std::os::unix::fs::symlink;
+    let p = tiny();
+    let dir = tempdir("hostile");
+    let victim = tempdir("hostile-victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let opts = ScorecardOptions {
+        out: Some(dir.clone()),
+        threads: 1,
+        ..Default::default()
+    };
+    let attempt = |opts: &ScorecardOptions| {
+        let opts = opts.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let agent = Entrant::from_spec_text("random", &Rules::abapa()).unwrap();
+            let r = scorecard::run(&tiny(), agent, &Registry::builtin(), &opts, &());
+            let _ = tx.send(r.map_err(|e| e.to_string()));
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the card hung (a FIFO waited on?)")
+    };
+    let card = rate("random", &p, &opts);
+    // The stores and points of a lost game swapped: random "won" it.
+    let jsonl = dir.join("games/games.jsonl");
+    let original = std::fs::read_to_string(&jsonl).unwrap();
+    let mut lines: Vec<serde_json::Value> = original
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let lost = lines
+        .iter()
+        .position(|g| {
+            let me = g["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .position(|s| s == "random (rated)");
+            me.is_some_and(|s| g["points"][s] == 0.0)
+        })
+        .unwrap();
+    for key in ["scores", "points"] {
+        let mut v = lines[lost][key].as_array().unwrap().clone();
+        v.reverse();
+        lines[lost][key] = v.into();
+    }
+    let text: String = lines.iter().map(|g| g.to_string() + "\n").collect();
+    std::fs::write(&jsonl, text).unwrap();
+    let e = attempt(&opts).unwrap_err();
+    assert!(
+        e.contains(&format!("line {}", lost + 1)) && e.contains("refused"),
+        "{e}"
+    );
+    std::fs::write(&jsonl, &original).unwrap();
+    assert_same_results(&attempt(&opts).unwrap(), &card);
+    // FIFOs: refused at once.
+    for file in ["scorecard.json", "games/games.jsonl"] {
+        let path = dir.join(file);
+        let kept = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid C string; mkfifo only reads it.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = attempt(&opts).unwrap_err();
+        assert!(e.contains("FIFO"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, kept).unwrap();
+    }
+    // A link at scorecard.json: replaced, its target untouched.
+    std::fs::copy(dir.join("scorecard.json"), victim.join("card.json")).unwrap();
+    let precious = std::fs::read(victim.join("card.json")).unwrap();
+    std::fs::remove_file(dir.join("scorecard.json")).unwrap();
+    symlink(victim.join("card.json"), dir.join("scorecard.json")).unwrap();
+    std::fs::write(victim.join("scorecard.md"), "precious").unwrap();
+    std::fs::remove_file(dir.join("scorecard.md")).unwrap();
+    symlink(victim.join("scorecard.md"), dir.join("scorecard.md")).unwrap();
+    attempt(&opts).unwrap();
+    assert_eq!(std::fs::read(victim.join("card.json")).unwrap(), precious);
+    assert_eq!(
+        std::fs::read_to_string(victim.join("scorecard.md")).unwrap(),
+        "precious"
+    );
+    for file in ["scorecard.json", "scorecard.md"] {
+        assert!(std::fs::symlink_metadata(dir.join(file)).unwrap().is_file());
+    }
+    // A link at games/: refused, nothing written in its target.
+    std::fs::remove_dir_all(dir.join("games")).unwrap();
+    symlink(&victim, dir.join("games")).unwrap();
+    let e = attempt(&opts).unwrap_err();
+    assert!(e.contains("symbolic link"), "{e}");
+    assert!(!victim.join("games.jsonl").exists() && !victim.join("tournament.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&victim);
+}

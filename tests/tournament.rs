@@ -687,3 +687,230 @@ fn multi_player_tournaments_rate_placings_and_time_the_agents() {
         assert!(e.contains(why), "{e}");
     }
 }
+
+/// Issue 60, item 1: a resumed run replays every game of `games.jsonl` and refuses one whose
+/// line does not hold (its line, index and the reason named); the honest file resumes.
+#[test]
+fn a_resumed_run_refuses_a_game_its_record_does_not_give() {
+    let rules = Rules::abapa();
+    let players = entrants(&["random", "greedy"], &rules);
+    let dir = scratch("tampered");
+    let mut cfg = config(rules, 4);
+    cfg.run.threads = 1;
+    cfg.out = Some(dir.clone());
+    let honest = run(&cfg, &players).unwrap();
+    let jsonl = dir.join("games.jsonl");
+    let original = fs::read_to_string(&jsonl).unwrap();
+    let games: Vec<GameResult> = original
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The game random lost (greedy wins them all at this seed), and its line.
+    let lost = games.iter().position(|g| g.points[0] == 0.0).unwrap();
+    let g = &games[lost];
+
+    // Rewrites the line of game `lost` as `edit` makes it and resumes: refused with `why`.
+    let refused = |edit: &dyn Fn(&mut GameResult), why: &str| {
+        let mut bad = g.clone();
+        edit(&mut bad);
+        let text: String = games
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let x = if i == lost { &bad } else { x };
+                serde_json::to_string(x).unwrap() + "\n"
+            })
+            .collect();
+        fs::write(&jsonl, text).unwrap();
+        let e = run(&cfg, &players).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, AwaleError::Tournament(_)), "{m}");
+        assert!(
+            m.contains(&format!("line {}: game {} is refused", lost + 1, g.index)),
+            "{m}"
+        );
+        assert!(m.contains(why), "'{why}' not in: {m}");
+    };
+    let unrecorded = |x: &mut GameResult| {
+        x.record.result = None;
+        x.record.final_position = None;
+    };
+    // The stores and the points swapped: random "won".
+    refused(
+        &|x| {
+            x.scores.reverse();
+            x.points.reverse();
+        },
+        "stores",
+    );
+    // The points alone.
+    refused(&|x| x.points = vec![1.0, 0.0], "points");
+    // A forfeit claimed in a game that ended on the board.
+    refused(
+        &|x| {
+            x.forfeit = Some(awale::tournament::Forfeit {
+                seat: 1,
+                reason: "ply 9: lost on time".into(),
+            });
+            x.end = "forfeit".into();
+            x.points = vec![1.0, 0.0];
+        },
+        "but its moves end the game",
+    );
+    // Moves cut short, stated as a forfeit by the seat to move (greedy cannot forfeit).
+    refused(
+        &|x| {
+            unrecorded(x);
+            x.record.moves.truncate(x.opening_plies + 3);
+            let cut = x.record.replay().unwrap();
+            let seat = cut.to_move();
+            x.forfeit = Some(awale::tournament::Forfeit {
+                seat,
+                reason: "ply 6: crashed".into(),
+            });
+            x.end = "forfeit".into();
+            x.plies = cut.moves().len();
+            x.scores = cut.scores();
+            x.points = (0..2).map(|s| if s == seat { 0.0 } else { 1.0 }).collect();
+        },
+        "cannot forfeit",
+    );
+    // Moves cut short, no forfeit: an unfinished game.
+    refused(
+        &|x| {
+            unrecorded(x);
+            x.record.moves.truncate(x.opening_plies + 3);
+            let cut = x.record.replay().unwrap();
+            x.plies = cut.moves().len();
+            x.scores = cut.scores();
+        },
+        "unfinished",
+    );
+    // A move by the player not to move (an illegal move list).
+    refused(
+        &|x| {
+            unrecorded(x);
+            let i = x.opening_plies + 1;
+            x.record.moves[i].player = 1 - x.record.moves[i].player;
+        },
+        "is to move",
+    );
+    // Another ply limit in the record's rules.
+    refused(
+        &|x| x.record.rules = "abapa:max_plies=30".parse().unwrap(),
+        "not the run's rules",
+    );
+    // Another game's record (another opening) under this game's line.
+    let other = games
+        .iter()
+        .find(|o| o.opening != g.opening && o.seats == g.seats)
+        .unwrap()
+        .clone();
+    refused(
+        &move |x| x.record = other.record.clone(),
+        "does not start with its opening",
+    );
+    // The honest file resumes to the same results.
+    fs::write(&jsonl, &original).unwrap();
+    let again = run(&cfg, &players).unwrap();
+    assert_eq!(again.games, honest.games);
+    assert_eq!(again.standings, honest.standings);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Runs `f` on a thread and waits for it at most a minute (a guard against a hang: a
+/// regression fails the test instead of holding the suite).
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the run hung (a FIFO waited on?)")
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid C string; mkfifo only reads it.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Issue 60, item 3: a FIFO where `games.jsonl` or `tournament.json` should be is refused at
+/// once, not waited on for ever.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_the_run_folder_is_refused_at_once() {
+    let rules = Rules::abapa();
+    for file in ["games.jsonl", "tournament.json"] {
+        let dir = scratch(&format!("fifo-{file}"));
+        let mut cfg = config(rules, 2);
+        cfg.out = Some(dir.clone());
+        cfg.run.game_limit = Some(0);
+        run(&cfg, &entrants(&["random", "greedy"], &rules)).unwrap();
+        let _ = fs::remove_file(dir.join(file));
+        mkfifo(&dir.join(file));
+        let e = within_a_minute(move || {
+            run(&cfg, &entrants(&["random", "greedy"], &rules))
+                .unwrap_err()
+                .to_string()
+        });
+        assert!(e.contains(file) && e.contains("FIFO"), "{e}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
+
+/// Issue 60, item 2: result files are written by temporary file and rename, so a link planted
+/// at a result's path is replaced and its target untouched; a link at `games.jsonl` or at the
+/// run folder is refused.
+#[cfg(unix)]
+#[test]
+fn links_planted_in_the_run_folder_are_never_written_through() {
+    use std::os::unix::fs::symlink;
+    let rules = Rules::abapa();
+    let players = entrants(&["random", "greedy"], &rules);
+    let dir = scratch("links");
+    let victim = scratch("links-victim");
+    fs::create_dir_all(&victim).unwrap();
+    let mut cfg = config(rules, 2);
+    cfg.out = Some(dir.clone());
+    cfg.run.game_limit = Some(0);
+    run(&cfg, &players).unwrap();
+    let results = [
+        "results.json",
+        "ratings.csv",
+        "crosstable.csv",
+        "los.csv",
+        "games.csv",
+    ];
+    for name in results {
+        fs::write(victim.join(name), "precious").unwrap();
+        let _ = fs::remove_file(dir.join(name));
+        symlink(victim.join(name), dir.join(name)).unwrap();
+    }
+    cfg.run.game_limit = None;
+    let report = run(&cfg, &players).unwrap();
+    assert!(report.complete);
+    for name in results {
+        assert_eq!(fs::read_to_string(victim.join(name)).unwrap(), "precious");
+        let meta = fs::symlink_metadata(dir.join(name)).unwrap();
+        assert!(meta.is_file(), "{name} is not a plain file");
+    }
+    // A link at games.jsonl: refused, its target untouched.
+    fs::write(victim.join("games.jsonl"), "").unwrap();
+    fs::remove_file(dir.join("games.jsonl")).unwrap();
+    symlink(victim.join("games.jsonl"), dir.join("games.jsonl")).unwrap();
+    let e = run(&cfg, &players).unwrap_err().to_string();
+    assert!(e.contains("symbolic link"), "{e}");
+    assert_eq!(fs::read_to_string(victim.join("games.jsonl")).unwrap(), "");
+    // The run folder itself a link: refused, nothing written in its target.
+    let linked = scratch("links-folder");
+    symlink(&victim, &linked).unwrap();
+    cfg.out = Some(linked.clone());
+    let e = run(&cfg, &players).unwrap_err().to_string();
+    assert!(e.contains("symbolic link"), "{e}");
+    assert!(!victim.join("tournament.json").exists());
+    let _ = fs::remove_file(&linked);
+    let _ = fs::remove_dir_all(&dir);
+    let _ = fs::remove_dir_all(&victim);
+}

@@ -384,7 +384,7 @@ pub fn session(
         .tags
         .push(("Opponents".to_string(), names.join(", ")));
     if let Some(path) = &args.record {
-        std::fs::write(path, record.to_string())
+        awale::files::write_replacing(path, record.to_string().as_bytes())
             .map_err(|e| format!("cannot save the record to {}: {e}", path.display()))?;
         writeln!(out, "record saved to {}", path.display())?;
     }

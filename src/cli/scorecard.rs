@@ -71,8 +71,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let protocol = match &args.protocol {
         None => scorecard::protocol(&args.rules)?,
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = awale::files::read_regular_string(path, scorecard::CARD_LIMIT)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             ProtocolFile::parse(&text)
                 .and_then(|f| f.part(&args.rules))
                 .map_err(|e| format!("{}: {e}", path.display()))?

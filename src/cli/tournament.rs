@@ -19,9 +19,12 @@ the games it won against its fair share (1/players); the network of `training/ow
 measured that way against mcts:sims=2000 in the other seats (docs/recipes.md).
 
 With --out, each finished game is appended to DIR/games.jsonl at once; running the same
-command again resumes, playing only the missing games. The results go to DIR/results.json,
-ratings.csv, crosstable.csv, los.csv and games.csv; every game is saved as a replayable
-record in games.jsonl.
+command again resumes, playing only the missing games. On resume every saved game is replayed
+from its record: a line whose moves do not give its stated stores, points or end (an edited
+file) is refused with its line and the reason (delete the line to play that game again). The
+results go to DIR/results.json, ratings.csv, crosstable.csv, los.csv and games.csv, each by
+temporary file and rename (a link planted there is replaced, never written through); every
+game is saved as a replayable record in games.jsonl.
 
 Agents (a comma-separated list; options continue a spec, e.g.
 `random,alphabeta:depth=4,nodes=5000,mcts`):

@@ -17,7 +17,13 @@
 //!
 //! **Resume.** With an output folder, every finished game is appended at once to
 //! `games.jsonl`; a later run with the same settings loads it and plays only the missing games
-//! (`tournament.json` records the settings and a run with different ones is refused).
+//! (`tournament.json` records the settings and a run with different ones is refused). Every
+//! game loaded is replayed from its record under the run's rules, from its scheduled opening,
+//! and its stated stores, points, plies and end (a forfeit included) must be what the replay
+//! gives; a line that does not hold is refused with its line, index and reason. The folder's
+//! files are read only when they are regular files (a FIFO is refused, never waited on), the
+//! result files are written by temporary file and rename, and no symbolic link in the folder
+//! (at a result, at `games.jsonl`, the folder itself) is written through.
 //!
 //! **Results.** A game is scored between every two of its players by their stores: more seeds
 //! is a win, equal a draw (a game cut off at the ply limit is adjudicated the same way). The
@@ -79,6 +85,7 @@ mod report;
 mod run;
 mod schedule;
 mod store;
+mod verify;
 
 pub use clock::AgentClock;
 pub use game_result::{Forfeit, GameResult};

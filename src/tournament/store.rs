@@ -1,18 +1,34 @@
 //! The games file and resume: `tournament.json` holds the settings that decide the games,
 //! `games.jsonl` every finished game, one JSON line each, appended as soon as it ends; a later run
-//! with the same settings loads it and plays only the missing games.
+//! with the same settings loads it, replays every game it holds ([`super::verify`]) and plays
+//! only the missing games.
+//!
+//! The folder is hostile ground: its files are read only when they are regular files (a FIFO
+//! or a device is refused at once, never waited on) and under a size limit
+//! ([`MANIFEST_LIMIT`], [`GAMES_LIMIT`]); the result files are written by temporary file and
+//! rename ([`write_file`]), `games.jsonl` is appended only when it is a regular file, not a
+//! link, and the folder itself is refused when it is a symbolic link.
 
 use std::collections::HashSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::verify::Verifier;
 use super::{Entrant, Format, GameResult, ScheduledGame, TournamentConfig};
 use crate::error::{AwaleError, Result};
+use crate::files;
 use crate::rules::Rules;
+
+/// The most bytes `tournament.json` may hold (settings and agent specs: a few KB in practice).
+pub(super) const MANIFEST_LIMIT: u64 = 16 << 20;
+
+/// The most bytes `games.jsonl` may hold: 1 GiB, some 700,000 games of abapa (a line is about
+/// 1.5 KB); the file is read whole into memory on resume.
+pub(super) const GAMES_LIMIT: u64 = 1 << 30;
 
 /// Appends finished games to `games.jsonl` (one line each, flushed at once).
 pub(super) struct GameWriter {
@@ -47,7 +63,7 @@ pub(super) fn open(
     let Some(dir) = &cfg.out else {
         return Ok((Vec::new(), None));
     };
-    fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    files::real_dir(dir).map_err(|e| io_err(dir, e))?;
     let manifest = Manifest {
         rules: rules.to_string(),
         format: cfg.format.clone(),
@@ -62,7 +78,7 @@ pub(super) fn open(
     };
     let mpath = dir.join("tournament.json");
     let jsonl = dir.join("games.jsonl");
-    match fs::read_to_string(&mpath) {
+    match files::read_regular_string(&mpath, MANIFEST_LIMIT) {
         Ok(text) => {
             let old: Manifest = serde_json::from_str(&text)
                 .map_err(|e| AwaleError::Tournament(format!("{}: {e}", mpath.display())))?;
@@ -86,9 +102,11 @@ pub(super) fn open(
         }
         Err(e) => return Err(io_err(&mpath, e)),
     }
-    let done = load_games(&jsonl)?;
+    let loaded = load_games(&jsonl)?;
+    let mut verifier = Verifier::new(cfg, rules, entrants, names);
     let mut have = HashSet::new();
-    for g in &done {
+    let mut done = Vec::with_capacity(loaded.len());
+    for (line, g) in loaded {
         let want = sched.get(g.index).ok_or_else(|| {
             AwaleError::Tournament(format!(
                 "{}: game {} is not in the schedule",
@@ -104,12 +122,17 @@ pub(super) fn open(
                 g.index
             )));
         }
+        verifier.check(&g, want).map_err(|reason| {
+            AwaleError::Tournament(format!(
+                "{} line {line}: game {} is refused: {reason} (delete the line to play the game \
+                 again)",
+                jsonl.display(),
+                g.index
+            ))
+        })?;
+        done.push(g);
     }
-    let f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&jsonl)
-        .map_err(|e| io_err(&jsonl, e))?;
+    let f = files::open_append(&jsonl).map_err(|e| io_err(&jsonl, e))?;
     let writer = GameWriter {
         out: Mutex::new((BufWriter::new(f), jsonl)),
     };
@@ -124,9 +147,10 @@ pub(super) fn io_err(path: &Path, e: impl std::fmt::Display) -> AwaleError {
     }
 }
 
-/// Writes `text` to `path`.
+/// Writes `text` to `path` by temporary file and rename ([`files::write_replacing`]): a reader
+/// sees the old file or the new one, and a link planted at `path` is replaced, not followed.
 pub(super) fn write_file(path: &Path, text: &str) -> Result<()> {
-    fs::write(path, text).map_err(|e| io_err(path, e))
+    files::write_replacing(path, text.as_bytes()).map_err(|e| io_err(path, e))
 }
 
 /// The settings that decide the games; a resumed run must have the same.
@@ -141,9 +165,11 @@ struct Manifest {
     seed: u64,
 }
 
-/// Loads the finished games of `games.jsonl`, dropping a partly written last line.
-pub(super) fn load_games(path: &Path) -> Result<Vec<GameResult>> {
-    let text = match fs::read_to_string(path) {
+/// Loads the finished games of `games.jsonl` with their line numbers (from 1), dropping a
+/// partly written last line. Anything but a regular file, or one over [`GAMES_LIMIT`], is
+/// refused.
+pub(super) fn load_games(path: &Path) -> Result<Vec<(usize, GameResult)>> {
+    let text = match files::read_regular_string(path, GAMES_LIMIT) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_err(path, e)),
@@ -160,15 +186,12 @@ pub(super) fn load_games(path: &Path) -> Result<Vec<GameResult>> {
         }
         match (serde_json::from_str::<GameResult>(line.trim()), complete) {
             (Ok(g), true) => {
-                games.push(g);
+                games.push((i + 1, g));
                 good_len += line.len();
             }
             _ if last => {
                 // A line cut off by an interruption: drop it so that appending starts clean.
-                let f = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| io_err(path, e))?;
+                let f = files::open_append(path).map_err(|e| io_err(path, e))?;
                 f.set_len(good_len as u64).map_err(|e| io_err(path, e))?;
             }
             (r, _) => {

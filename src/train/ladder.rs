@@ -462,12 +462,16 @@ fn write_files(report: &LadderReport, out: &Path) -> TrainResult<()> {
         );
     }
     let path = out.join("ladder.csv");
-    std::fs::write(&path, csv).map_err(|e| io(&path, &e))?;
+    crate::files::write_replacing(&path, csv.as_bytes()).map_err(|e| io(&path, &e))?;
     let path = out.join("ladder.json");
     let json = serde_json::to_string_pretty(&report.entries).map_err(|e| io(&path, &e))?;
-    std::fs::write(&path, json + "\n").map_err(|e| io(&path, &e))?;
+    crate::files::write_replacing(&path, (json + "\n").as_bytes()).map_err(|e| io(&path, &e))?;
     let path = out.join("ladder.svg");
-    draw(&report.entries, &path).map_err(|e| io(&path, &e))?;
+    let mut svg = String::new();
+    draw(&report.entries, &mut svg).map_err(|e| io(&path, &e))?;
+    if !svg.is_empty() {
+        crate::files::write_replacing(&path, svg.as_bytes()).map_err(|e| io(&path, &e))?;
+    }
     let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(out.join("tb"));
     for e in report.entries.iter().filter(|e| e.iteration.is_some()) {
         let Some(elo) = e.elo else { continue };
@@ -531,8 +535,9 @@ fn tick_label(v: f64) -> String {
 }
 
 /// Elo against iteration, wall time and self-play positions, one line per run, the anchors as
-/// dashed horizontal lines named in the right margin (an SVG by `plotters`).
-fn draw(entries: &[LadderEntry], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+/// dashed horizontal lines named in the right margin (an SVG by `plotters`, into `svg`; left
+/// empty when nothing is rated).
+fn draw(entries: &[LadderEntry], svg: &mut String) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     use plotters::style::text_anchor::{HPos, Pos, VPos};
     let rated: Vec<&LadderEntry> = entries.iter().filter(|e| e.elo.is_some()).collect();
@@ -555,7 +560,7 @@ fn draw(entries: &[LadderEntry], path: &Path) -> Result<(), Box<dyn std::error::
             runs.push(&e.run);
         }
     }
-    let root = SVGBackend::new(path, (1500, 480)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (1500, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let panels = root.split_evenly((1, 3));
     type Axis = fn(&LadderEntry) -> f64;
