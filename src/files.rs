@@ -9,7 +9,8 @@
 //!   over the result's path: a reader sees the old file or the new one, never half of one, and a
 //!   symbolic link planted at the path is replaced, not followed.
 //! - Appends ([`open_append`]) refuse a symbolic link and anything but a regular file.
-//! - Folders ([`real_dir`]) are created if missing and refused when they are a symbolic link.
+//! - Folders a command makes inside the user's ([`real_dir`]) are created if missing and refused
+//!   when they are a symbolic link; the user's own ([`user_dir`]) may be a link to a folder.
 //!
 //! Every error is an [`std::io::Error`] whose text says what was refused; callers add the path.
 
@@ -196,8 +197,24 @@ pub fn open_append(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Creates the folder `path` (and its parents) if missing, a link to a folder included: for the
+/// folder a user names (`--out`), which may well be a link to a bigger disk. Anything else at
+/// `path` is refused.
+pub fn user_dir(path: &Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(meta) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not a folder ({}); refused", kind(&meta)),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::create_dir_all(path),
+        Err(e) => Err(e),
+    }
+}
+
 /// Creates the folder `path` (and its parents) if missing; refuses it when it is a symbolic
-/// link or not a folder, so that nothing written under it lands elsewhere.
+/// link or not a folder, so that nothing written under it lands elsewhere: for the folders a
+/// command makes inside the user's (a scorecard's `games/`).
 pub fn real_dir(path: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => Err(symlink_refused()),
@@ -291,6 +308,8 @@ mod tests {
         let e = real_dir(&games).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         real_dir(&d.join("fresh/deeper")).unwrap();
+        user_dir(&games).unwrap();
+        assert!(user_dir(&victim).unwrap_err().to_string().contains("not a folder"));
         assert!(d.join("fresh/deeper").is_dir());
     }
 

@@ -390,8 +390,11 @@ pub fn run(
     // for the games it timed, which a resumed run loads without timing them again.
     let mut previous: Option<Scorecard> = None;
     if let Some(dir) = &opts.out {
-        // The card's folder, and the games under it, never through a link.
-        crate::files::real_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+        // The card's folder (the user's: a link to a folder is followed), and the games under
+        // it, never through a link.
+        crate::files::user_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+        let games = dir.join("games");
+        crate::files::real_dir(&games).map_err(|e| err(format!("{}: {e}", games.display())))?;
         let old = dir.join("scorecard.json");
         if std::fs::symlink_metadata(&old).is_ok() {
             let card = Scorecard::read(&old)?;
@@ -553,11 +556,11 @@ fn add_comparisons(
     }
 }
 
-/// Writes `scorecard.json` and `scorecard.md` into `dir` (created if missing, refused if a
-/// symbolic link), each by temporary file and rename: a link planted at either path is
-/// replaced, its target untouched.
+/// Writes `scorecard.json` and `scorecard.md` into `dir` (created if missing; a link to a folder
+/// is followed, as the user's `--out`), each by temporary file and rename: a link planted at
+/// either path is replaced, its target untouched.
 pub fn write(dir: &Path, card: &Scorecard) -> Result<()> {
-    crate::files::real_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+    crate::files::user_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
     let json = serde_json::to_string_pretty(card).expect("a scorecard serialises");
     for (file, text) in [
         ("scorecard.json", json + "\n"),

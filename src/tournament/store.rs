@@ -63,7 +63,7 @@ pub(super) fn open(
     let Some(dir) = &cfg.out else {
         return Ok((Vec::new(), None));
     };
-    files::real_dir(dir).map_err(|e| io_err(dir, e))?;
+    files::user_dir(dir).map_err(|e| io_err(dir, e))?;
     let manifest = Manifest {
         rules: rules.to_string(),
         format: cfg.format.clone(),
