@@ -465,7 +465,10 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
         if name != uci::VARIANT_OPTION {
             return say_error(
                 self.out,
-                &format!("unknown option '{}'", excerpt(name, uci::message::QUOTED_CHARS)),
+                &format!(
+                    "unknown option '{}'",
+                    excerpt(name, uci::message::QUOTED_CHARS)
+                ),
             );
         }
         let rules = match value.unwrap_or("").parse::<Rules>() {
@@ -700,7 +703,11 @@ mod tests {
         }
 
         fn send(&mut self, text: &str) {
-            self.input.as_mut().unwrap().write_all(text.as_bytes()).unwrap();
+            self.input
+                .as_mut()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
         }
 
         /// The lines answered up to the first that starts with `prefix` (a hang guard of 60 s).
@@ -740,7 +747,10 @@ mod tests {
         let mut greedy = Session::start("greedy");
         greedy.send("position startpos\ngo depth 3\n");
         let answer = greedy.until("bestmove");
-        assert_eq!(answer[0], "info string greedy has no depth: go depth 3 ignored");
+        assert_eq!(
+            answer[0],
+            "info string greedy has no depth: go depth 3 ignored"
+        );
         greedy.close().unwrap();
     }
 
@@ -753,7 +763,10 @@ mod tests {
         let first = s.until("bestmove");
         let second = s.until("bestmove");
         assert!(first.last().unwrap().len() > "bestmove ".len(), "{first:?}");
-        assert!(second.last().unwrap().len() > "bestmove ".len(), "{second:?}");
+        assert!(
+            second.last().unwrap().len() > "bestmove ".len(),
+            "{second:?}"
+        );
         s.send("go infinite\nstop\n");
         s.until("bestmove");
         s.close().unwrap();

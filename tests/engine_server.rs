@@ -80,7 +80,10 @@ impl Engine {
                 let rest = self.lines.iter().collect();
                 return (status, rest);
             }
-            assert!(Instant::now() < until, "the engine did not exit within {GUARD:?}");
+            assert!(
+                Instant::now() < until,
+                "the engine did not exit within {GUARD:?}"
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -184,7 +187,10 @@ fn a_30_mb_line_is_skipped_in_bounded_memory() {
     let answer = engine.until("readyok");
     assert_eq!(
         answer,
-        ["info string error: a line longer than 65536 bytes (skipped)", "readyok"]
+        [
+            "info string error: a line longer than 65536 bytes (skipped)",
+            "readyok"
+        ]
     );
     let played = engine.until("bestmove");
     assert!(is_move(played.last().unwrap()), "{played:?}");

@@ -387,7 +387,10 @@ fn awale_engine_speaks_the_protocol() {
     let (send, answers) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout).lines().map_while(|l| l.ok()) {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(|l| l.ok())
+        {
             let _ = send.send(line);
         }
     });

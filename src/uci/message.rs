@@ -186,9 +186,13 @@ fn parse_go(words: &[&str]) -> Result<Go, String> {
         let value = words
             .get(i + 1)
             .ok_or_else(|| format!("go {} needs a number", quote(key)))?;
-        let n: u64 = value
-            .parse()
-            .map_err(|_| format!("go {}: '{}' is not a whole number", quote(key), quote(value)))?;
+        let n: u64 = value.parse().map_err(|_| {
+            format!(
+                "go {}: '{}' is not a whole number",
+                quote(key),
+                quote(value)
+            )
+        })?;
         match key {
             "movetime" => go.movetime = Some(n),
             "depth" => go.depth = Some(u32::try_from(n).unwrap_or(u32::MAX)),
