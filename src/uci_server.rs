@@ -2,14 +2,28 @@
 //! a writer (`awale engine SPEC` gives it stdin and stdout), so that Aualé, Aalina's match tools,
 //! another referee — or this project's own `engine:` agent — can play it.
 //!
-//! The agent thinks on a thread of its own while commands go on being read: `isready` is
-//! answered at once, `stop` and `quit` (and the end of the input) end the search (its best move
-//! so far, as when its clock runs out), `go movetime N` stops it after N ms
-//! ([`crate::agents::StopSignal`]); any other command waits for the search's `bestmove` (Aalina
-//! drops them), so that commands piped in at once are played in order. `ucinewgame` resets the
-//! agent with the server's seed, so that the same games give the same moves. Bad commands are
-//! answered `info string error: …` and change nothing; after a bad `position`, `go` answers
-//! `bestmove 0000` until a good one comes.
+//! Input is read on a thread of its own, always, a line at a time: a line longer than
+//! [`MAX_LINE`] bytes is skipped to its end without being kept, a line that is not UTF-8 is
+//! skipped; each is answered `info string error: …`. The agent thinks on another thread:
+//!
+//! - `isready` is answered at once, even during a search;
+//! - `stop` ends the search in progress (its best move so far, as when its clock runs out) and
+//!   every search that commands still waiting for it will start (each plays at once);
+//! - `quit` and the end of the input do what `stop` does, then the engine exits once the
+//!   waiting commands are answered;
+//! - `go movetime N` (or a clock) stops the search after N ms, `go depth N` limits an agent that
+//!   searches by depth to N plies ([`Agent::set_depth_limit`]; the spec's depth stays the
+//!   ceiling; others say `info string` that they ignore it), `go infinite` searches until told;
+//! - any other command (`position`, `go`, `ucinewgame`, `setoption`, `uci`) that comes during a
+//!   search waits for its `bestmove`, so that commands piped in at once are played in order —
+//!   except during `go infinite`, which such a command ends first, as `stop` would (so a second
+//!   `go` answers the first's `bestmove`, then searches); at most [`MAX_WAITING`] bytes of
+//!   commands wait, more are dropped with an error.
+//!
+//! `ucinewgame` resets the agent with the server's seed, so that the same games give the same
+//! moves. Bad commands are answered `info string error: …` (quoting at most 200 characters of
+//! the command, control characters escaped: [`uci::message::excerpt`]) and change nothing;
+//! after a bad `position`, `go` answers `bestmove 0000` until a good one comes.
 //!
 //! ```
 //! use awale::uci_server::serve;
@@ -23,8 +37,9 @@
 //! assert!(out.lines().last().unwrap().starts_with("bestmove "));
 //! ```
 
-use std::io::{BufRead, Write};
-use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Write};
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Mutex;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Duration;
@@ -34,7 +49,25 @@ use crate::error::{AwaleError, Result};
 use crate::game::Game;
 use crate::presets::PRESET_SPECS;
 use crate::rules::Rules;
+use crate::uci::message::excerpt;
 use crate::uci::{self, Command, Info, Start};
+
+/// The longest command line read, in bytes, its `\n` or `\r\n` not counted (the referee's own
+/// bound on an engine's lines): a longer one is skipped to its end without being kept.
+pub const MAX_LINE: usize = crate::agents::engine::MAX_LINE;
+
+/// The most bytes of commands kept waiting for a search's `bestmove` (each counted with
+/// [`WAITING_OVERHEAD`]); a command beyond is dropped with an error.
+pub const MAX_WAITING: usize = 1 << 20;
+
+/// What one waiting command costs besides its text (its queue entry and allocation).
+const WAITING_OVERHEAD: usize = 64;
+
+/// The longest answer line written, in characters: an error is cut there.
+const MAX_ANSWER_CHARS: usize = 400;
+
+/// How many lines the reader reads ahead of the engine before it waits.
+const READ_AHEAD: usize = 64;
 
 /// Builds the served agent for a rule set.
 pub type MakeAgent<'a> = &'a (dyn Fn(&Rules) -> Result<Box<dyn Agent>> + Sync);
@@ -51,10 +84,128 @@ fn say<W: Write>(out: &Out<W>, line: &str) -> Result<()> {
         })
 }
 
+/// Answers `info string error: REASON`, the reason cut to one short printable line.
+fn say_error<W: Write>(out: &Out<W>, reason: &str) -> Result<()> {
+    say(
+        out,
+        &format!("info string error: {}", excerpt(reason, MAX_ANSWER_CHARS)),
+    )
+}
+
+/// What the engine is told: a line read, or how reading ended, or that the search answered.
+enum Event {
+    /// A line, without its end.
+    Line(String),
+    /// A line longer than [`MAX_LINE`], skipped.
+    TooLong,
+    /// A line that is not UTF-8, skipped (as read with replacement characters, for the error).
+    NotUtf8(String),
+    /// The end of the input, or the reason reading failed.
+    End(Option<String>),
+    /// The search in progress wrote its `bestmove` (or panicked).
+    Answered,
+}
+
+/// How [`read_bounded`] ended a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bounded {
+    /// A line of at most the limit, in the buffer.
+    Line,
+    /// A longer line, read to its end and dropped (the buffer holds nothing of it).
+    TooLong,
+    /// The end of the input, before any byte of a line.
+    End,
+}
+
+/// Reads one line into `line` (emptied first), without its `\n` or `\r\n`, keeping at most
+/// `max` bytes of it: a longer line is read to its end and thrown away as it comes, so that
+/// what a line costs in memory is bounded whatever its length.
+fn read_bounded(input: &mut impl BufRead, max: usize, line: &mut Vec<u8>) -> io::Result<Bounded> {
+    line.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let newline = chunk.iter().position(|&b| b == b'\n');
+        let part = &chunk[..newline.unwrap_or(chunk.len())];
+        // One byte over the limit is kept, for a "\r" before the "\n".
+        if !too_long && line.len() + part.len() <= max + 1 {
+            line.extend_from_slice(part);
+        } else if !too_long {
+            too_long = true;
+            *line = Vec::new();
+        }
+        let used = newline.map_or(chunk.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            break;
+        }
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(if too_long || line.len() > max {
+        line.clear();
+        Bounded::TooLong
+    } else if any {
+        Bounded::Line
+    } else {
+        Bounded::End
+    })
+}
+
+/// The reader thread: hands every line of `input` to the engine, until its end or the engine
+/// is gone.
+fn read_lines(mut input: impl BufRead, events: SyncSender<Event>) {
+    let mut buf = Vec::new();
+    loop {
+        let event = match read_bounded(&mut input, MAX_LINE, &mut buf) {
+            Ok(Bounded::Line) => match std::str::from_utf8(&buf) {
+                Ok(text) => Event::Line(text.to_owned()),
+                Err(_) => Event::NotUtf8(String::from_utf8_lossy(&buf).into_owned()),
+            },
+            Ok(Bounded::TooLong) => Event::TooLong,
+            Ok(Bounded::End) => Event::End(None),
+            Err(e) => Event::End(Some(e.to_string())),
+        };
+        let end = matches!(event, Event::End(_));
+        if events.send(event).is_err() || end {
+            return;
+        }
+    }
+}
+
+/// Tells the engine that a search answered when it is dropped: at the end of the search's
+/// thread, or as it unwinds from a panic.
+struct Answered(SyncSender<Event>);
+
+impl Drop for Answered {
+    fn drop(&mut self) {
+        let _ = self.0.send(Event::Answered);
+    }
+}
+
 /// A search in progress: its thread gives the agent back.
 struct Search<'s> {
     stop: StopSignal,
+    /// `go infinite`: the next command other than `isready` ends it.
+    infinite: bool,
     thread: ScopedJoinHandle<'s, Box<dyn Agent>>,
+}
+
+/// A command that came during a search, played after its `bestmove`.
+struct Waiting {
+    line: String,
+    /// A `stop` or `quit` came after it: a search it starts stops at once.
+    stopped: bool,
 }
 
 /// The server's state between commands.
@@ -67,16 +218,28 @@ struct Engine<'a, 's, 'env, W: Write + Send> {
     /// The position to think on; `None` after a bad `position`.
     game: Option<Game>,
     search: Option<Search<'s>>,
+    /// Commands that came during the search, in order.
+    waiting: VecDeque<Waiting>,
+    /// Their bytes, counted as [`MAX_WAITING`] says.
+    waiting_bytes: usize,
+    /// `quit` or the end of the input came: every search stops at once, input is ignored.
+    quitting: bool,
+    /// Why reading failed, if it did.
+    read_error: Option<String>,
+    /// For the searches' [`Answered`].
+    events: SyncSender<Event>,
     out: &'env Out<W>,
 }
 
 /// Serves the agent `make` builds, under `rules` until the referee sets `UCI_Variant`, reading
-/// commands from `input` and answering on `output`, until `quit` or the end of the input.
+/// commands from `input` (on a thread of its own) and answering on `output`, until `quit` or the
+/// end of the input. After `quit`, that thread stays blocked on `input` until a line or its end
+/// comes (a process that exits ends it).
 pub fn serve<W: Write + Send>(
     make: MakeAgent<'_>,
     rules: Rules,
     seed: u64,
-    input: impl BufRead,
+    input: impl BufRead + Send + 'static,
     output: W,
 ) -> Result<()> {
     if let Some(reason) = uci::unfit_rules(&rules) {
@@ -84,6 +247,15 @@ pub fn serve<W: Write + Send>(
     }
     let mut agent = make(&rules)?;
     agent.reset(seed);
+    let (events, inbox) = sync_channel(READ_AHEAD);
+    let lines = events.clone();
+    std::thread::Builder::new()
+        .name("awale-uci-input".into())
+        .spawn(move || read_lines(input, lines))
+        .map_err(|e| AwaleError::Io {
+            path: "the referee's pipe".into(),
+            reason: format!("cannot start a reader thread: {e}"),
+        })?;
     let out = Mutex::new(output);
     std::thread::scope(|scope| {
         let mut engine = Engine {
@@ -94,38 +266,157 @@ pub fn serve<W: Write + Send>(
             agent: Some(agent),
             game: Some(Game::new(rules)),
             search: None,
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            quitting: false,
+            read_error: None,
+            events,
             out: &out,
         };
-        let read = engine.read(input);
-        engine.stop_search();
-        read
+        let run = engine.run(&inbox);
+        engine.shut_down(&inbox);
+        run?;
+        match engine.read_error.take() {
+            Some(reason) => Err(AwaleError::Io {
+                path: "the referee's pipe".into(),
+                reason,
+            }),
+            None => Ok(()),
+        }
     })
 }
 
 impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
-    /// Reads and handles commands until `quit` or the end of the input.
-    fn read(&mut self, input: impl BufRead) -> Result<()> {
-        for line in input.lines() {
-            let line = line.map_err(|e| AwaleError::Io {
-                path: "the referee's pipe".into(),
-                reason: e.to_string(),
-            })?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            match Command::parse(&line) {
-                Ok(Command::Quit) => break,
-                Ok(command) => self.handle(command)?,
-                Err(reason) => say(self.out, &format!("info string error: {reason}"))?,
+    /// Handles what comes until `quit` or the end of the input, and what waits after them.
+    fn run(&mut self, inbox: &Receiver<Event>) -> Result<()> {
+        while !(self.quitting && self.search.is_none() && self.waiting.is_empty()) {
+            // The engine holds a sender: the channel cannot close while it waits.
+            let Ok(event) = inbox.recv() else {
+                return Ok(());
+            };
+            match event {
+                Event::Answered => {
+                    self.take_back();
+                    self.play_waiting()?;
+                }
+                _ if self.quitting => {}
+                Event::Line(line) => self.line(line)?,
+                Event::TooLong => say_error(
+                    self.out,
+                    &format!("a line longer than {MAX_LINE} bytes (skipped)"),
+                )?,
+                Event::NotUtf8(text) => say_error(
+                    self.out,
+                    &format!(
+                        "a line that is not UTF-8 (skipped): '{}'",
+                        excerpt(&text, uci::message::QUOTED_CHARS)
+                    ),
+                )?,
+                Event::End(error) => {
+                    self.read_error = error;
+                    self.quit();
+                }
             }
         }
         Ok(())
     }
 
-    fn handle(&mut self, command: Command) -> Result<()> {
+    /// Stops everything and waits for the search in progress, if any (after an error).
+    fn shut_down(&mut self, inbox: &Receiver<Event>) {
+        self.quit();
+        self.waiting.clear();
+        while self.search.is_some() {
+            match inbox.recv() {
+                Ok(Event::Answered) | Err(_) => self.take_back(),
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// One line read: `isready`, `stop` and `quit` act at once; other commands wait while a
+    /// search runs.
+    fn line(&mut self, line: String) -> Result<()> {
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        let command = match Command::parse(&line) {
+            Ok(command) => command,
+            Err(reason) => return say_error(self.out, &reason),
+        };
+        match command {
+            Command::IsReady => say(self.out, "readyok"),
+            Command::Stop => {
+                self.stop();
+                Ok(())
+            }
+            Command::Quit => {
+                self.quit();
+                Ok(())
+            }
+            _ if self.search.is_some() => self.wait(line),
+            command => self.handle(command, false),
+        }
+    }
+
+    /// Keeps a command for after the search's `bestmove` (ending a `go infinite` first).
+    fn wait(&mut self, line: String) -> Result<()> {
+        if let Some(search) = self.search.as_ref().filter(|s| s.infinite) {
+            search.stop.stop();
+        }
+        let cost = line.len() + WAITING_OVERHEAD;
+        if self.waiting_bytes + cost > MAX_WAITING {
+            return say_error(
+                self.out,
+                &format!(
+                    "more than {MAX_WAITING} bytes of commands wait for the search to end: '{}' dropped",
+                    excerpt(&line, 40)
+                ),
+            );
+        }
+        self.waiting_bytes += cost;
+        self.waiting.push_back(Waiting {
+            line,
+            stopped: false,
+        });
+        Ok(())
+    }
+
+    /// Plays the waiting commands in order, until one starts a search.
+    fn play_waiting(&mut self) -> Result<()> {
+        while self.search.is_none() {
+            let Some(next) = self.waiting.pop_front() else {
+                break;
+            };
+            self.waiting_bytes -= next.line.len() + WAITING_OVERHEAD;
+            match Command::parse(&next.line) {
+                Ok(command) => self.handle(command, next.stopped)?,
+                Err(reason) => say_error(self.out, &reason)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `stop`: ends the search in progress and every search the waiting commands start.
+    fn stop(&mut self) {
+        if let Some(search) = &self.search {
+            search.stop.stop();
+        }
+        for waiting in &mut self.waiting {
+            waiting.stopped = true;
+        }
+    }
+
+    /// `quit` or the end of the input: `stop`, then exit once the waiting commands are played.
+    fn quit(&mut self) {
+        self.stop();
+        self.quitting = true;
+    }
+
+    /// Handles a command while no search runs; a `go` starts one (stopped at once if `stopped`).
+    fn handle(&mut self, command: Command, stopped: bool) -> Result<()> {
         match command {
             Command::Uci => {
-                let name = self.agent_name();
+                let name = self.agent.as_ref().map_or(String::new(), |a| a.name());
                 say(self.out, &format!("id name awale {name}"))?;
                 say(self.out, "id author the awale authors")?;
                 let vars: String = PRESET_SPECS
@@ -148,7 +439,6 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
             }
             Command::IsReady => say(self.out, "readyok"),
             Command::NewGame => {
-                self.finish_search();
                 if let Some(a) = self.agent.as_mut() {
                     a.reset(self.seed);
                 }
@@ -157,45 +447,37 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { start, moves } => {
-                self.finish_search();
                 self.game = match self.position(&start, &moves) {
                     Ok(game) => Some(game),
                     Err(e) => {
-                        say(self.out, &format!("info string error: {e}"))?;
+                        say_error(self.out, &e.to_string())?;
                         None
                     }
                 };
                 Ok(())
             }
-            Command::Go(go) => self.go(&go),
-            Command::Stop => {
-                self.stop_search();
-                Ok(())
-            }
-            Command::Quit => Ok(()),
+            Command::Go(go) => self.go(&go, stopped),
+            Command::Stop | Command::Quit => Ok(()),
         }
-    }
-
-    fn agent_name(&mut self) -> String {
-        self.finish_search();
-        self.agent.as_ref().map_or(String::new(), |a| a.name())
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<()> {
         if name != uci::VARIANT_OPTION {
-            return say(
+            return say_error(
                 self.out,
-                &format!("info string error: unknown option '{name}'"),
+                &format!(
+                    "unknown option '{}'",
+                    excerpt(name, uci::message::QUOTED_CHARS)
+                ),
             );
         }
         let rules = match value.unwrap_or("").parse::<Rules>() {
             Ok(r) => match uci::unfit_rules(&r) {
                 None => r,
-                Some(reason) => return say(self.out, &format!("info string error: {reason}")),
+                Some(reason) => return say_error(self.out, &reason),
             },
-            Err(e) => return say(self.out, &format!("info string error: {e}")),
+            Err(e) => return say_error(self.out, &e.to_string()),
         };
-        self.finish_search();
         match (self.make)(&rules) {
             Ok(mut agent) => {
                 agent.reset(self.seed);
@@ -204,11 +486,26 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
                 self.game = Some(Game::new(rules));
                 Ok(())
             }
-            Err(e) => say(self.out, &format!("info string error: {e}")),
+            Err(e) => say_error(self.out, &e.to_string()),
+        }
+    }
+
+    /// The most moves a `position` may list: the rules' ply limit, else what a line can hold.
+    fn most_moves(&self) -> usize {
+        match self.rules.max_plies {
+            0 => MAX_LINE,
+            plies => plies as usize,
         }
     }
 
     fn position(&self, start: &Start, moves: &[String]) -> Result<Game> {
+        let most = self.most_moves();
+        if moves.len() > most {
+            return Err(AwaleError::BadMoveNotation {
+                text: format!("{} moves", moves.len()),
+                reason: format!("a game of these rules has at most {most} plies"),
+            });
+        }
         let state = match start {
             Start::StartPos => Game::new(self.rules).state().to_owned(),
             Start::Fen(fen) => uci::parse_fen(&self.rules, fen)?,
@@ -227,11 +524,11 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
         Ok(game)
     }
 
-    fn go(&mut self, go: &uci::Go) -> Result<()> {
-        self.finish_search();
+    /// Starts a search on the current position, on a thread of its own.
+    fn go(&mut self, go: &uci::Go, stopped: bool) -> Result<()> {
         let Some(game) = self.game.clone().filter(|g| !g.is_over()) else {
             if self.game.is_none() {
-                say(self.out, "info string error: no valid position")?;
+                say_error(self.out, "no valid position")?;
             }
             return say(self.out, "bestmove 0000");
         };
@@ -240,9 +537,18 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
         };
         let stop = StopSignal::new();
         agent.set_stop(stop.clone());
+        if !agent.set_depth_limit(go.depth) {
+            if let Some(depth) = go.depth {
+                let name = agent.name();
+                say(
+                    self.out,
+                    &format!("info string {name} has no depth: go depth {depth} ignored"),
+                )?;
+            }
+        }
         let budget = go.budget_ms(game.to_move());
         let (done, ended) = channel::<()>();
-        if budget == Some(0) {
+        if stopped || self.quitting || budget == Some(0) {
             stop.stop();
         } else if let Some(ms) = budget {
             let stop = stop.clone();
@@ -255,7 +561,9 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
             });
         }
         let out = self.out;
+        let answered = Answered(self.events.clone());
         let thread = self.scope.spawn(move || {
+            let _answered = answered;
             let result = agent.select(&Turn::from_game(&game));
             drop(done);
             let rules = *game.rules();
@@ -277,36 +585,32 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
                     format!("bestmove {}", uci::write_move(&rules, game.state(), house))
                 }
                 Err(e) => {
-                    let _ = say(out, &format!("info string error: {e}"));
+                    let _ = say_error(out, &e.to_string());
                     "bestmove 0000".to_string()
                 }
             };
             let _ = say(out, &answer);
             agent
         });
-        self.search = Some(Search { stop, thread });
+        self.search = Some(Search {
+            stop,
+            infinite: go.infinite,
+            thread,
+        });
         Ok(())
     }
 
-    /// Stops the search in progress, if any, and takes the agent back.
-    fn stop_search(&mut self) {
-        if let Some(search) = &self.search {
-            search.stop.stop();
-        }
-        self.finish_search();
-    }
-
-    /// Waits for the search in progress, if any, to answer, and takes the agent back.
-    fn finish_search(&mut self) {
-        if let Some(search) = self.search.take() {
-            match search.thread.join() {
-                Ok(agent) => self.agent = Some(agent),
-                Err(_) => {
-                    // The agent panicked: build a new one.
-                    if let Ok(mut agent) = (self.make)(&self.rules) {
-                        agent.reset(self.seed);
-                        self.agent = Some(agent);
-                    }
+    /// Takes the agent back from the search that answered (a new one if it panicked).
+    fn take_back(&mut self) {
+        let Some(search) = self.search.take() else {
+            return;
+        };
+        match search.thread.join() {
+            Ok(agent) => self.agent = Some(agent),
+            Err(_) => {
+                if let Ok(mut agent) = (self.make)(&self.rules) {
+                    agent.reset(self.seed);
+                    self.agent = Some(agent);
                 }
             }
         }
@@ -324,11 +628,148 @@ mod tests {
             &|r| build_agent(spec, r),
             Rules::abapa(),
             0,
-            input.as_bytes(),
+            std::io::Cursor::new(input.as_bytes().to_vec()),
             &mut out,
         )
         .unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// Reads every line of `input` with [`read_bounded`] at `max` bytes.
+    fn bounded_lines(input: &[u8], max: usize) -> Vec<(Bounded, Vec<u8>)> {
+        // A small buffer, so that lines span several reads.
+        let mut input = std::io::BufReader::with_capacity(3, input);
+        let mut found = Vec::new();
+        let mut line = Vec::new();
+        loop {
+            let how = read_bounded(&mut input, max, &mut line).unwrap();
+            if how == Bounded::End {
+                return found;
+            }
+            found.push((how, line.clone()));
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_skipped_to_its_end_and_the_next_is_read() {
+        let input = b"abcd\r\nabcde\nabcdefghij\r\nab\n\nabcd";
+        let lines = bounded_lines(input, 4);
+        let expected: Vec<(Bounded, &[u8])> = vec![
+            (Bounded::Line, b"abcd"),
+            (Bounded::TooLong, b""),
+            (Bounded::TooLong, b""),
+            (Bounded::Line, b"ab"),
+            (Bounded::Line, b""),
+            (Bounded::Line, b"abcd"),
+        ];
+        let lines: Vec<(Bounded, &[u8])> = lines.iter().map(|(b, l)| (*b, &l[..])).collect();
+        assert_eq!(lines, expected);
+    }
+
+    /// A server on pipes, on a thread of its own, driven a line at a time.
+    struct Session {
+        input: Option<std::io::PipeWriter>,
+        lines: std::sync::mpsc::Receiver<String>,
+        server: Option<std::thread::JoinHandle<Result<()>>>,
+    }
+
+    impl Session {
+        fn start(spec: &'static str) -> Session {
+            let (input, to_server) = std::io::pipe().map(|(r, w)| (w, r)).unwrap();
+            let (from_server, output) = std::io::pipe().unwrap();
+            let server = std::thread::spawn(move || {
+                serve(
+                    &|r| build_agent(spec, r),
+                    Rules::abapa(),
+                    0,
+                    std::io::BufReader::new(to_server),
+                    output,
+                )
+            });
+            let (send, lines) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                for line in std::io::BufReader::new(from_server).lines() {
+                    let Ok(line) = line else { return };
+                    if send.send(line).is_err() {
+                        return;
+                    }
+                }
+            });
+            Session {
+                input: Some(input),
+                lines,
+                server: Some(server),
+            }
+        }
+
+        fn send(&mut self, text: &str) {
+            self.input
+                .as_mut()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+        }
+
+        /// The lines answered up to the first that starts with `prefix` (a hang guard of 60 s).
+        fn until(&self, prefix: &str) -> Vec<String> {
+            let mut seen = Vec::new();
+            loop {
+                match self.lines.recv_timeout(Duration::from_secs(60)) {
+                    Ok(line) => {
+                        let found = line.starts_with(prefix);
+                        seen.push(line);
+                        if found {
+                            return seen;
+                        }
+                    }
+                    Err(_) => panic!("no '{prefix}' after {seen:?}"),
+                }
+            }
+        }
+
+        /// Closes the input and waits for the server to end.
+        fn close(mut self) -> Result<()> {
+            drop(self.input.take());
+            self.server.take().unwrap().join().unwrap()
+        }
+    }
+
+    #[test]
+    fn go_depth_limits_a_search_by_depth_and_is_named_ignored_elsewhere() {
+        let mut ab = Session::start("alphabeta:depth=30");
+        ab.send("position startpos\ngo depth 3\n");
+        let first = ab.until("bestmove");
+        ab.send("position startpos moves C\ngo depth 2\n");
+        let second = ab.until("bestmove");
+        assert!(first[0].starts_with("info depth 3 "), "{first:?}");
+        assert!(second[0].starts_with("info depth 2 "), "{second:?}");
+        ab.close().unwrap();
+        let mut greedy = Session::start("greedy");
+        greedy.send("position startpos\ngo depth 3\n");
+        let answer = greedy.until("bestmove");
+        assert_eq!(
+            answer[0],
+            "info string greedy has no depth: go depth 3 ignored"
+        );
+        greedy.close().unwrap();
+    }
+
+    #[test]
+    fn a_second_go_during_go_infinite_answers_the_first_then_searches() {
+        let mut s = Session::start("alphabeta:depth=40");
+        s.send("position startpos\ngo infinite\nisready\n");
+        s.until("readyok");
+        s.send("go movetime 50\n");
+        let first = s.until("bestmove");
+        let second = s.until("bestmove");
+        assert!(first.last().unwrap().len() > "bestmove ".len(), "{first:?}");
+        assert!(
+            second.last().unwrap().len() > "bestmove ".len(),
+            "{second:?}"
+        );
+        s.send("go infinite\nstop\n");
+        s.until("bestmove");
+        s.close().unwrap();
     }
 
     #[test]

@@ -379,16 +379,32 @@ fn awale_engine_speaks_the_protocol() {
         .unwrap();
     let script = "uci\nisready\nucinewgame\nposition startpos moves Cd\ngo movetime 1000\n\
                   position fen 0-0-0-0-0-1-1-0-0-0-0-0-23-23-S\ngo movetime 50\n\
-                  position startpos moves CC\ngo movetime 50\nquit\n";
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+                  position startpos moves CC\ngo movetime 50\n";
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(script.as_bytes()).unwrap();
+    // `quit` ends every search still to come: it is sent once the three have answered.
+    let stdout = child.stdout.take().unwrap();
+    let (send, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(|l| l.ok())
+        {
+            let _ = send.send(line);
+        }
+    });
+    let mut text = String::new();
+    while text.matches("bestmove").count() < 3 {
+        let Ok(line) = answers.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            panic!("no third bestmove within 60 s: {text}");
+        };
+        text += &line;
+        text.push('\n');
+    }
+    stdin.write_all(b"quit\n").unwrap();
+    assert!(child.wait().unwrap().success());
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "id name awale alphabeta:depth=4");
     assert!(lines[2].starts_with("option name UCI_Variant type combo default abapa var abapa"));

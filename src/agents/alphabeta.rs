@@ -181,6 +181,8 @@ pub struct AlphaBeta {
     /// Read with the clock ([`Agent::set_stop`]).
     signal: Option<StopSignal>,
     can_stop: bool,
+    /// The most plies a search looks ahead, below `cfg.depth` ([`Agent::set_depth_limit`]).
+    depth_limit: Option<u32>,
     horizon_hit: bool,
     /// Endgame tables probed at positions they cover (exact leaves), if any.
     tablebase: Option<Arc<Tablebase>>,
@@ -215,6 +217,7 @@ impl AlphaBeta {
             stop: false,
             signal: None,
             can_stop: false,
+            depth_limit: None,
             horizon_hit: false,
             tablebase: None,
             last: None,
@@ -311,7 +314,10 @@ impl AlphaBeta {
         }
         let mut best = (mask.trailing_zeros() as usize, 0);
         let mut depth_done = 0;
-        for depth in 1..=self.cfg.depth {
+        let max_depth = self
+            .depth_limit
+            .map_or(self.cfg.depth, |d| d.clamp(1, self.cfg.depth));
+        for depth in 1..=max_depth {
             self.can_stop = depth > 1;
             self.horizon_hit = false;
             let (mv, value) = self.root(rules, root, depth as i32, best.0);
@@ -725,6 +731,12 @@ impl Agent for AlphaBeta {
 
     fn set_stop(&mut self, stop: StopSignal) {
         self.signal = Some(stop);
+    }
+
+    /// Searches at most `depth` plies (at least 1), never more than its own `depth`.
+    fn set_depth_limit(&mut self, depth: Option<u32>) -> bool {
+        self.depth_limit = depth;
+        true
     }
 
     /// Its transposition table (at most `tt_mb` MiB, allocated by its first search) and its

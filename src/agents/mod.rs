@@ -145,6 +145,15 @@ pub trait Agent: Send {
         let _ = stop;
     }
 
+    /// Limits how many plies the next searches look ahead: at most `depth` (and never more than
+    /// the agent's own depth); `None` lifts the limit. Returns whether the agent searches by
+    /// depth and so honours it (a UCI `go depth N`); the default ignores it and returns false:
+    /// for agents without a depth (random, greedy, mcts, networks).
+    fn set_depth_limit(&mut self, depth: Option<u32>) -> bool {
+        let _ = depth;
+        false
+    }
+
     /// The most memory, in bytes, the agent holds while it plays games under `rules`, beyond
     /// its few fields: its transposition table, its search tree at its whole simulation budget,
     /// its network (endgame tables are shared between agents and not counted). A server counts
@@ -199,6 +208,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn set_stop(&mut self, stop: StopSignal) {
         (**self).set_stop(stop)
+    }
+    fn set_depth_limit(&mut self, depth: Option<u32>) -> bool {
+        (**self).set_depth_limit(depth)
     }
     fn memory_bytes(&self, rules: &Rules) -> u64 {
         (**self).memory_bytes(rules)

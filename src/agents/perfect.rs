@@ -152,6 +152,13 @@ impl Agent for PerfectAgent {
         }
     }
 
+    /// Limits its fallback search (the tables' answers are exact at any depth).
+    fn set_depth_limit(&mut self, depth: Option<u32>) -> bool {
+        self.fallback
+            .as_mut()
+            .is_some_and(|ab| ab.set_depth_limit(depth))
+    }
+
     /// Its fallback search's transposition table (the endgame table is shared, not counted).
     fn memory_bytes(&self, rules: &Rules) -> u64 {
         self.fallback

@@ -306,6 +306,9 @@ impl Agent for Named {
     fn set_stop(&mut self, stop: StopSignal) {
         self.inner.set_stop(stop)
     }
+    fn set_depth_limit(&mut self, depth: Option<u32>) -> bool {
+        self.inner.set_depth_limit(depth)
+    }
     fn memory_bytes(&self, rules: &Rules) -> u64 {
         self.inner.memory_bytes(rules)
     }

@@ -9,7 +9,10 @@ use awale::Rules;
 const AFTER_HELP: &str = "\
 Serves an agent as an engine: it reads the protocol's commands on stdin and answers on stdout,
 one line each (Aalina's UCI dialect: uci, isready, ucinewgame, setoption name UCI_Variant value
-RULES, position startpos|fen F [moves FaBf], go movetime N, stop, quit). Anything that speaks it
+RULES, position startpos|fen F [moves FaBf], go movetime N|depth N|infinite, stop, quit). Input
+is read on its own thread: isready is answered and stop obeyed during a search; a command
+during go infinite ends that search first; lines over 64 KiB or not UTF-8 are skipped with an
+info string error. Anything that speaks it
 can play the agent: Aualé, Aalina's tools, another referee, or awale itself through an engine:
 spec. The protocol, with a transcript: docs/engines.md.
 
@@ -48,6 +51,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     // `serve` builds the agent before it reads a command: a bad spec fails there, with its reason.
     let factory = awale::agent_kinds::available().factory(&spec)?;
     let make = move |rules: &Rules| factory(&spec, rules);
-    awale::uci_server::serve(&make, rules, args.seed, io::stdin().lock(), io::stdout())?;
+    let input = io::BufReader::with_capacity(64 * 1024, io::stdin());
+    awale::uci_server::serve(&make, rules, args.seed, input, io::stdout())?;
     Ok(())
 }

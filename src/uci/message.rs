@@ -3,6 +3,40 @@
 
 use std::fmt;
 
+/// The most characters of a referee's own text an error message quotes.
+pub const QUOTED_CHARS: usize = 200;
+
+/// `text` as an answer quotes it: its first `max_chars` characters, then `…` when it is
+/// longer, every control or invisible character escaped as Rust writes it (`\n`, `\u{1b}`),
+/// so that an error stays one short printable line whatever it quotes. Escaping twice changes
+/// nothing more (a backslash is kept as it is).
+///
+/// ```
+/// use awale::uci::message::excerpt;
+/// assert_eq!(excerpt("go\u{1b}[2J\n", 200), "go\\u{1b}[2J\\n");
+/// assert_eq!(excerpt(&"A".repeat(500), 3), "AAA…");
+/// assert_eq!(excerpt(&excerpt("a\tb", 9), 9), "a\\tb");
+/// ```
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    for c in chars.by_ref().take(max_chars) {
+        match c {
+            '\\' | '"' | '\'' => out.push(c),
+            c => out.extend(c.escape_debug()),
+        }
+    }
+    if chars.next().is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// A piece of a command as an error quotes it ([`excerpt`] at [`QUOTED_CHARS`]).
+fn quote(text: &str) -> String {
+    excerpt(text, QUOTED_CHARS)
+}
+
 /// Where a `position` command starts: the start position or a FEN.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
@@ -104,7 +138,7 @@ impl Command {
             "setoption" => parse_setoption(rest)?,
             "position" => parse_position(rest)?,
             "go" => Command::Go(parse_go(rest)?),
-            other => return Err(format!("unknown command '{other}'")),
+            other => return Err(format!("unknown command '{}'", quote(other))),
         })
     }
 }
@@ -134,7 +168,7 @@ fn parse_position(words: &[&str]) -> Result<Command, String> {
     let moves = match rest {
         [] => Vec::new(),
         ["moves", moves @ ..] => super::split_moves(moves),
-        _ => return Err(format!("'{}' where 'moves' was expected", rest[0])),
+        _ => return Err(format!("'{}' where 'moves' was expected", quote(rest[0]))),
     };
     Ok(Command::Position { start, moves })
 }
@@ -151,10 +185,14 @@ fn parse_go(words: &[&str]) -> Result<Go, String> {
         }
         let value = words
             .get(i + 1)
-            .ok_or_else(|| format!("go {key} needs a number"))?;
-        let n: u64 = value
-            .parse()
-            .map_err(|_| format!("go {key}: '{value}' is not a whole number"))?;
+            .ok_or_else(|| format!("go {} needs a number", quote(key)))?;
+        let n: u64 = value.parse().map_err(|_| {
+            format!(
+                "go {}: '{}' is not a whole number",
+                quote(key),
+                quote(value)
+            )
+        })?;
         match key {
             "movetime" => go.movetime = Some(n),
             "depth" => go.depth = Some(u32::try_from(n).unwrap_or(u32::MAX)),
@@ -163,7 +201,7 @@ fn parse_go(words: &[&str]) -> Result<Go, String> {
             "winc" => go.increment[0] = Some(n),
             "binc" => go.increment[1] = Some(n),
             "nodes" | "movestogo" | "mate" => {}
-            other => return Err(format!("go: unknown limit '{other}'")),
+            other => return Err(format!("go: unknown limit '{}'", quote(other))),
         }
         i += 2;
     }
