@@ -433,6 +433,15 @@ fn a_connection_closed_to_make_room_is_gone_before_the_newcomer_counts() {
         held <= 20,
         "{held} connections held open at --max-connections 20"
     );
+    // From the server's side once the refusals' answers are written (1 s): its listener and
+    // the connections it serves, no more.
+    std::thread::sleep(Duration::from_millis(1500));
+    let served = sockets_of(&srv) - listening;
+    eprintln!("{served} sockets on the server's side after 1.5 s");
+    assert!(
+        served <= 20,
+        "{served} sockets open at --max-connections 20"
+    );
     // Room was made: some newcomers are among the held ones.
     assert!(
         all[20..].iter().any(held_open),

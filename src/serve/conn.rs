@@ -52,6 +52,10 @@ pub struct ConnLimits {
 
 /// Refusals being written at once at most; beyond it a connection over a cap is closed at once.
 const REFUSALS: usize = 64;
+/// Longest time a refusal is kept open (its 503 written, what the peer sent read and dropped
+/// so that closing does not reset the connection before the peer reads the answer), or the
+/// idle time when shorter: a refused connection is not one the server keeps.
+const REFUSAL_TIME: Duration = Duration::from_secs(1);
 /// Most bytes of a request's start line and headers (more: 431), and of what the connection
 /// buffers of a body as it reads it or of an answer as it writes it.
 pub(super) const MAX_HEAD: usize = 64 * 1024;
@@ -292,7 +296,9 @@ pub async fn serve(listener: TcpListener, router: Router, limits: ConnLimits) ->
                     let idle = limits.idle;
                     tokio::spawn(async move {
                         let _permit = permit;
-                        let _ = tokio::time::timeout(idle, refuse(stream, &reason)).await;
+                        let _ =
+                            tokio::time::timeout(idle.min(REFUSAL_TIME), refuse(stream, &reason))
+                                .await;
                     });
                 }
                 continue;
@@ -334,7 +340,7 @@ async fn connection(
                 "the server has {} connections open, its limit (--max-connections); try again shortly",
                 limits.total
             );
-            let _ = tokio::time::timeout(idle, refuse(stream, &reason)).await;
+            let _ = tokio::time::timeout(idle.min(REFUSAL_TIME), refuse(stream, &reason)).await;
             return;
         }
     }
