@@ -381,3 +381,85 @@ fn one_client_cannot_evict_the_games_of_another() {
         200
     );
 }
+
+/// Whether `s` is still held open by the server and unanswered: nothing to read yet, and no
+/// close (read without waiting).
+fn held_open(s: &TcpStream) -> bool {
+    s.set_nonblocking(true).unwrap();
+    let mut reader: &TcpStream = s;
+    let held =
+        matches!(reader.read(&mut [0u8; 64]), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+    s.set_nonblocking(false).unwrap();
+    held
+}
+
+/// The server's open sockets (its listener included), from `/proc/PID/fd`.
+fn sockets_of(srv: &Server) -> usize {
+    std::fs::read_dir(format!("/proc/{}/fd", srv.child.id()))
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|l| l.to_string_lossy().starts_with("socket:"))
+        .count()
+}
+
+#[test]
+fn a_connection_closed_to_make_room_is_gone_before_the_newcomer_counts() {
+    let _one = serial();
+    // The attack: 20 connections that send their headers slowly fill
+    // --max-connections 20, then 60 newcomers from other addresses do the same. Each
+    // connection closed to make room must be gone at once: the server holds 20 at most.
+    let srv = Server::start(&["--max-connections", "20", "--idle-timeout-ms", "20000"]);
+    let listening = sockets_of(&srv);
+    let slow_header = format!(
+        "GET /api/presets HTTP/1.1\r\nHost: {}\r\nX-Slow: a",
+        srv.addr
+    );
+    let open_slowly = |from: [u8; 4]| {
+        let mut s = connect_from(from, srv.addr);
+        s.write_all(slow_header.as_bytes()).unwrap();
+        s
+    };
+    let mut all: Vec<TcpStream> = (0..20).map(|_| open_slowly([127, 0, 8, 1])).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    for k in 0..60u8 {
+        all.push(open_slowly([127, 0, 9, 1 + k]));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let held = all.iter().filter(|s| held_open(s)).count();
+    let served = sockets_of(&srv) - listening;
+    eprintln!("{held} connections held open unanswered, {served} sockets on the server's side");
+    assert!(
+        held <= 20,
+        "{held} connections held open at --max-connections 20"
+    );
+    // From the server's side once the refusals' answers are written (1 s): its listener and
+    // the connections it serves, no more.
+    std::thread::sleep(Duration::from_millis(1500));
+    let served = sockets_of(&srv) - listening;
+    eprintln!("{served} sockets on the server's side after 1.5 s");
+    assert!(
+        served <= 20,
+        "{served} sockets open at --max-connections 20"
+    );
+    // Room was made: some newcomers are among the held ones.
+    assert!(
+        all[20..].iter().any(held_open),
+        "no newcomer got in: nothing was closed to make room"
+    );
+    drop(all);
+}
+
+#[test]
+fn engine_seats_are_refused_with_403_and_the_reason() {
+    let _one = serial();
+    let srv = Server::start(&[]);
+    for seat in ["engine", "engine:cmd=/bin/sh"] {
+        let (status, v, _) = post_game(srv.addr, json!({"seats": ["human", seat]}));
+        assert_eq!(status, 403, "{seat}: {v}");
+        assert!(
+            error_of(&v).contains("run a program on the server's machine"),
+            "{seat}: {v}"
+        );
+    }
+}

@@ -399,3 +399,109 @@ fn a_networks_memory_and_tree_are_counted() {
         204
     );
 }
+
+#[test]
+fn headers_over_64_kib_get_431() {
+    let _one = serial();
+    let srv = Server::start(&[]);
+    // The header: 100,000 bytes, one header, well under hyper's read buffer.
+    for size in [70_000, 100_000] {
+        let mut s = connect_from([127, 0, 0, 1], srv.addr);
+        let raw = format!(
+            "GET /api/presets HTTP/1.1\r\nHost: {}\r\nX-Big: {}\r\nConnection: close\r\n\r\n",
+            srv.addr,
+            "a".repeat(size)
+        );
+        let _ = s.write_all(raw.as_bytes());
+        let (status, head, body) = answer_of(&mut s);
+        assert_eq!(status, 431, "a {size}-byte header: {head}");
+        assert_json_with_headers(&head, &body);
+    }
+    // Just under the limit is served.
+    let mut s = connect_from([127, 0, 0, 1], srv.addr);
+    let raw = format!(
+        "GET /api/presets HTTP/1.1\r\nHost: {}\r\nX-Big: {}\r\nConnection: close\r\n\r\n",
+        srv.addr,
+        "a".repeat(60_000)
+    );
+    s.write_all(raw.as_bytes()).unwrap();
+    assert_eq!(answer_of(&mut s).0, 200);
+}
+
+#[test]
+fn a_request_then_a_half_close_is_answered() {
+    let _one = serial();
+    let srv = Server::start(&[]);
+    let mut s = connect_from([127, 0, 0, 1], srv.addr);
+    let raw = format!("GET /api/presets HTTP/1.1\r\nHost: {}\r\n\r\n", srv.addr);
+    s.write_all(raw.as_bytes()).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let (status, head, body) = answer_of(&mut s);
+    assert_eq!(status, 200, "{head}");
+    assert!(body.contains("abapa"), "{body}");
+}
+
+#[test]
+fn http2_with_prior_knowledge_gets_goaway_http_1_1_required() {
+    let _one = serial();
+    let srv = Server::start(&[]);
+    let mut s = connect_from([127, 0, 0, 1], srv.addr);
+    // The HTTP/2 preface, then the client's (empty) SETTINGS frame, then no more.
+    s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").unwrap();
+    s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut out = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut s, &mut out);
+    // The server's SETTINGS frame (empty), then GOAWAY on stream 0: last stream 0, error
+    // HTTP_1_1_REQUIRED (0xd), with a reason.
+    assert!(out.len() >= 26, "{out:?}");
+    assert_eq!(&out[..9], &[0, 0, 0, 4, 0, 0, 0, 0, 0], "{out:?}");
+    let goaway = &out[9..];
+    let len = u32::from_be_bytes([0, goaway[0], goaway[1], goaway[2]]) as usize;
+    assert_eq!(goaway[3], 7, "a GOAWAY frame: {out:?}");
+    assert_eq!(&goaway[5..9], &[0, 0, 0, 0], "on stream 0");
+    assert_eq!(&goaway[9..13], &[0, 0, 0, 0], "last stream 0");
+    assert_eq!(&goaway[13..17], &[0, 0, 0, 0xd], "HTTP_1_1_REQUIRED");
+    assert_eq!(goaway.len(), 9 + len, "{out:?}");
+    let reason = String::from_utf8_lossy(&goaway[17..]);
+    assert!(reason.contains("HTTP/1.1"), "{reason}");
+}
+
+#[test]
+fn one_client_holds_at_most_its_share_of_the_replay_answers() {
+    let _one = serial();
+    let mut srv = Server::start(&[
+        "--memory-mb",
+        "64",
+        "--max-thinking",
+        "2",
+        "--idle-timeout-ms",
+        "8000",
+    ]);
+    // The attack: two readers from one address that do not read, each asking for an
+    // answer near the 32 MiB cap, hold the whole budget (64 MiB); every other client's replay
+    // was then a 503 for the idle time.
+    let body = long_replay_body(168);
+    let mut first = send_replay([127, 0, 10, 1], &srv, body.as_bytes());
+    let mut status_line = [0u8; 12];
+    std::io::Read::read_exact(&mut first, &mut status_line).unwrap();
+    assert_eq!(&status_line, b"HTTP/1.1 200", "the first reader's answer");
+    let mut second = send_replay([127, 0, 10, 1], &srv, body.as_bytes());
+    let (status, head, text) = answer_of(&mut second);
+    assert_eq!(status, 503, "a second whole answer for one client: {head}");
+    assert_json_with_headers(&head, &text);
+    assert!(text.contains("this client"), "{text}");
+    // Another client's replay, of the same size, is served while the first reader holds its
+    // answer.
+    let (status, _, text) = request_from(
+        [127, 0, 10, 2],
+        srv.addr,
+        "POST",
+        "/api/replay",
+        "text/plain",
+        body.as_bytes(),
+    );
+    assert_eq!(status, 200, "{}", &text[..text.len().min(300)]);
+    drop(first);
+    alive_under(&mut srv, 64);
+}

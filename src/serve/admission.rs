@@ -61,11 +61,17 @@ pub(super) const REPLAY_LIMIT: usize = 16 * 1024 * 1024;
 /// Bytes of replay bodies (past the first [`BODY_LIMIT`] of each) the server holds at once, for
 /// every client together: two whole bodies.
 pub(super) const REPLAY_BODIES: usize = 2 * REPLAY_LIMIT;
+/// Bytes of replay bodies one client address holds at once: one whole body (half of
+/// [`REPLAY_BODIES`]), so that one client's senders never spend the others' share.
+pub(super) const REPLAY_CLIENT_BODIES: usize = REPLAY_LIMIT;
 /// Largest `/api/replay` answer (its JSON): a replay that would write more is refused with 413.
 pub(super) const REPLAY_ANSWER: usize = 32 * 1024 * 1024;
 /// Bytes of replay answers the server holds at once, for every client together (written, or
 /// being sent to a reader however slow): two whole answers.
 pub(super) const REPLAY_ANSWERS: usize = 2 * REPLAY_ANSWER;
+/// Bytes of replay answers one client address holds at once: one whole answer (half of
+/// [`REPLAY_ANSWERS`]): its slow readers never hold what every other client's replays need.
+pub(super) const REPLAY_CLIENT_ANSWERS: usize = REPLAY_ANSWER;
 /// The most relay sowings in one move a rules spec may ask for (`relay_cap`; the relay
 /// presets use 200): a move's cost grows with it.
 pub(super) const MAX_RELAY_CAP: u16 = 200;
@@ -111,6 +117,17 @@ pub(super) struct Admitted {
     pub(super) memory_mb: u64,
 }
 
+/// A 403 with its reason for an `engine` spec: an engine is a program run on the server's
+/// machine, and no client may name one (docs/play.md, the threat model).
+pub(super) fn refuse_engine(spec: &AgentSpec) -> ApiResult<()> {
+    if spec.kind == "engine" {
+        return Err(ApiError::forbidden(
+            "engine agents run a program on the server's machine: a client may not name one",
+        ));
+    }
+    Ok(())
+}
+
 impl Admission {
     /// Checks a client's `spec` of the kind `entry` against the admission rules and returns the
     /// spec to build: each option capped by its cost class ([`Cost`], declared with the option,
@@ -118,11 +135,7 @@ impl Admission {
     /// spec sets none, files resolved in the operator's folders. The error says which option and
     /// why, and nothing about the server's files.
     pub(super) fn admit(&self, spec: &AgentSpec, entry: &RegistryEntry) -> ApiResult<Admitted> {
-        if spec.kind == "engine" {
-            return Err(ApiError::forbidden(
-                "engine agents run a program on the server's machine: a client may not name one",
-            ));
-        }
+        refuse_engine(spec)?;
         let mut out = AgentSpec::new(spec.kind.clone());
         let lim = &self.limits;
         for (key, value) in &spec.options {

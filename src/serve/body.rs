@@ -2,21 +2,24 @@
 //! and a time (`--idle-timeout-ms` for each part to arrive, [`BODY_TIME`] in all). A body
 //! announced over the limit is refused with 413 before it is read. Replay bodies past their
 //! first [`BODY_LIMIT`] bytes are counted, while they are read and replayed, against
-//! [`REPLAY_BODIES`] for all clients together: over it, a 503 before they are read.
+//! [`REPLAY_BODIES`] for all clients together and [`REPLAY_CLIENT_BODIES`] for one client
+//! address: over either, a 503 before they are read.
 
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 
-use super::admission::{BODY_LIMIT, REPLAY_BODIES, REPLAY_LIMIT};
+use super::admission::{BODY_LIMIT, REPLAY_BODIES, REPLAY_CLIENT_BODIES, REPLAY_LIMIT};
+use super::conn::client_of;
 use super::error::ApiError;
-use super::session::{AppState, Share};
+use super::session::{AppState, Share, Short};
 
 /// Longest time to receive a whole body.
 pub(super) const BODY_TIME: Duration = Duration::from_secs(30);
@@ -35,10 +38,17 @@ fn counted_kib(bytes: usize) -> u32 {
     (bytes.saturating_sub(BODY_LIMIT).div_ceil(1024)) as u32
 }
 
+/// The client a request comes from (its address as [`client_of`] counts clients).
+pub(super) fn client_of_request(req: &Request) -> IpAddr {
+    req.extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| client_of(c.0.ip()))
+}
+
 /// Why a body was not read.
 enum Refused {
     Over,
-    Busy,
+    Busy(Short),
     Stalled,
     Unreadable,
 }
@@ -56,12 +66,18 @@ pub(super) async fn read_body(
         ))
         .into_response()
     };
-    let busy = || {
-        ApiError::busy(format!(
-            "the server is reading or replaying {} MiB of replay bodies, its limit for all clients; send it again shortly",
-            REPLAY_BODIES >> 20
-        ))
-        .into_response()
+    let busy = |short: Short| {
+        let reason = match short {
+            Short::All => format!(
+                "the server is reading or replaying {} MiB of replay bodies, its limit for all clients; send it again shortly",
+                REPLAY_BODIES >> 20
+            ),
+            Short::Client => format!(
+                "this client is sending or replaying {} MiB of replay bodies, its share of the server's; send it again once they are done",
+                REPLAY_CLIENT_BODIES >> 20
+            ),
+        };
+        ApiError::busy(reason).into_response()
     };
     let announced = req
         .headers()
@@ -73,10 +89,10 @@ pub(super) async fn read_body(
     }
     // An announced body is counted whole before it is read; another as it arrives.
     // The body's share of REPLAY_BODIES, grown as the body grows.
-    let mut share = Share::of(&app.replay_bodies);
+    let mut share = Share::of(&app.replay_bodies, client_of_request(&req));
     if let Some(n) = announced {
-        if !share.grow_to(counted_kib(n as usize)) {
-            return busy();
+        if let Err(short) = share.grow_to(counted_kib(n as usize)) {
+            return busy(short);
         }
     }
     let (parts, mut body) = req.into_parts();
@@ -100,9 +116,7 @@ pub(super) async fn read_body(
                 // what is counted.
                 if len > bytes.capacity() {
                     let want = (bytes.capacity() * 2).clamp(len, limit);
-                    if !share.grow_to(counted_kib(want)) {
-                        return Err(Refused::Busy);
-                    }
+                    share.grow_to(counted_kib(want)).map_err(Refused::Busy)?;
                     bytes.reserve_exact(want - bytes.len());
                 }
                 bytes.extend_from_slice(&data);
@@ -123,7 +137,7 @@ pub(super) async fn read_body(
     match tokio::time::timeout(BODY_TIME, read).await {
         Err(_) | Ok(Err(Refused::Stalled)) => stalled(),
         Ok(Err(Refused::Over)) => too_large(),
-        Ok(Err(Refused::Busy)) => busy(),
+        Ok(Err(Refused::Busy(short))) => busy(short),
         Ok(Err(Refused::Unreadable)) => ApiError::bad("the body could not be read").into_response(),
         Ok(Ok(())) => {
             // The share is held while the route works on the body (a replay), then given back.

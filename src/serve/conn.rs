@@ -6,20 +6,25 @@
 //!
 //! Clients are counted as networks hand out addresses ([`client_of`]): an IPv6 client by its
 //! /64. At `--max-connections`, a connection of the client holding the most that waits for its
-//! next request is closed to make room for a client holding fewer, as games are dropped. The framework's own refusals (a header block over [`MAX_HEAD`], a path too long, a
-//! request that is no HTTP) are rewritten on their way out as ours are: JSON, with the
-//! security headers.
+//! next request (or is still sending its first) is closed to make room for a client holding
+//! fewer, as games are dropped: closed at once, and the newcomer is served only once it is gone,
+//! so that the connections served never pass the cap. The framework's own refusals (a header
+//! block over [`MAX_HEAD`], a path too long, a request that is no HTTP) are rewritten on their
+//! way out as ours are: JSON, with the security headers. A client that speaks HTTP/2 with prior
+//! knowledge gets HTTP/2's own refusal ([`Http2Refusal`]); a request followed by a half-close
+//! is answered.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::StatusCode;
 use axum::Router;
@@ -27,7 +32,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{oneshot, Notify, Semaphore};
 use tokio::time::Sleep;
 
 use super::guard::SECURITY_HEADERS;
@@ -47,6 +52,10 @@ pub struct ConnLimits {
 
 /// Refusals being written at once at most; beyond it a connection over a cap is closed at once.
 const REFUSALS: usize = 64;
+/// Longest time a refusal is kept open (its 503 written, what the peer sent read and dropped
+/// so that closing does not reset the connection before the peer reads the answer), or the
+/// idle time when shorter: a refused connection is not one the server keeps.
+const REFUSAL_TIME: Duration = Duration::from_secs(1);
 /// Most bytes of a request's start line and headers (more: 431), and of what the connection
 /// buffers of a body as it reads it or of an answer as it writes it.
 pub(super) const MAX_HEAD: usize = 64 * 1024;
@@ -88,10 +97,25 @@ struct Open {
     client: IpAddr,
     /// Requests being answered on it (0: it waits for its next request, or its first).
     busy: Arc<AtomicUsize>,
-    /// Told to close once its request in flight, if any, is answered.
+    /// Told to close to make room: at once when no request is in flight, else once it is
+    /// answered.
     close: Arc<Notify>,
     /// Told already.
     closing: bool,
+    /// The newcomer waiting for it to be gone: told (by this being dropped) when it is.
+    gone: Option<oneshot::Sender<()>>,
+}
+
+/// What [`admit`] gives a connection.
+struct Admitted {
+    /// Its place in the counts.
+    slot: Slot,
+    /// Requests in flight on it, their answers' bodies until sent.
+    busy: Arc<AtomicUsize>,
+    /// Told when it is to close to make room for another.
+    close: Arc<Notify>,
+    /// When it took the place of a connection told to close: resolves once that one is gone.
+    after: Option<oneshot::Receiver<()>>,
 }
 
 /// One admitted connection: its place in the counts, given back when dropped.
@@ -121,16 +145,17 @@ impl Drop for Slot {
     }
 }
 
-/// A place for a connection from `client` (its slot, its busy count and its close signal), or
-/// the reason it gets none. At `--max-connections`, a connection of the client holding the most
-/// that waits for its next request is told to close to make room, when the newcomer's client
-/// holds fewer than that one would keep: as with games, a client never loses a connection to
-/// one that holds more (and at most [`REFUSALS`] close at once, beyond the cap).
+/// A place for a connection from `client`, or the reason it gets none. At `--max-connections`
+/// (connections told to close not counted), a connection of the client holding the most that
+/// has no request in flight is told to close to make room, when the newcomer's client holds
+/// fewer than that one would keep: as with games, a client never loses a connection to one that
+/// holds more. The newcomer then waits for it to be gone ([`Admitted::after`]); at most
+/// [`REFUSALS`] wait at once.
 fn admit(
     counts: &Arc<Mutex<Counts>>,
     client: IpAddr,
     limits: &ConnLimits,
-) -> Result<(Slot, Arc<AtomicUsize>, Arc<Notify>), String> {
+) -> Result<Admitted, String> {
     let mut c = lock(counts);
     let mine = c.by_client.get(&client).copied().unwrap_or(0);
     if mine >= limits.per_client {
@@ -139,30 +164,43 @@ fn admit(
             limits.per_client
         ));
     }
-    if c.total >= limits.total {
-        let closing = c.open.values().filter(|o| o.closing).count();
-        let room = c.total < limits.total + REFUSALS && closing < REFUSALS;
-        let (top, most) = c
-            .by_client
+    let closing = c.open.values().filter(|o| o.closing).count();
+    let mut after = None;
+    if c.total - closing >= limits.total {
+        let full = || {
+            format!(
+                "the server has {} connections open, its limit (--max-connections); try again shortly",
+                limits.total
+            )
+        };
+        if closing >= REFUSALS {
+            return Err(full());
+        }
+        // What each client holds, the connections told to close not counted.
+        let mut held: HashMap<IpAddr, usize> = HashMap::new();
+        for o in c.open.values().filter(|o| !o.closing) {
+            *held.entry(o.client).or_insert(0) += 1;
+        }
+        let mine = held.get(&client).copied().unwrap_or(0);
+        let (top, most) = held
             .iter()
             .max_by_key(|(_, n)| **n)
             .map_or((client, 0), |(a, n)| (*a, *n));
+        if mine + 1 >= most {
+            return Err(full());
+        }
         let idle = c
             .open
             .values_mut()
             .find(|o| o.client == top && !o.closing && o.busy.load(Ordering::Relaxed) == 0);
-        match idle {
-            Some(o) if mine + 1 < most && room => {
-                o.closing = true;
-                o.close.notify_one();
-            }
-            _ => {
-                return Err(format!(
-                    "the server has {} connections open, its limit (--max-connections); try again shortly",
-                    limits.total
-                ))
-            }
-        }
+        let Some(o) = idle else {
+            return Err(full());
+        };
+        let (tell, wait) = oneshot::channel();
+        o.closing = true;
+        o.gone = Some(tell);
+        o.close.notify_one();
+        after = Some(wait);
     }
     c.total += 1;
     *c.by_client.entry(client).or_insert(0) += 1;
@@ -177,6 +215,7 @@ fn admit(
             busy: busy.clone(),
             close: close.clone(),
             closing: false,
+            gone: None,
         },
     );
     let slot = Slot {
@@ -184,7 +223,12 @@ fn admit(
         id,
         client,
     };
-    Ok((slot, busy, close))
+    Ok(Admitted {
+        slot,
+        busy,
+        close,
+        after,
+    })
 }
 
 /// Counts a request in flight on its connection while it lives.
@@ -203,6 +247,34 @@ impl Drop for Busy {
     }
 }
 
+/// An answer's body that keeps its request counted in flight ([`Busy`]) until it is sent
+/// whole (or dropped with its connection): a connection is never closed to make room in the
+/// middle of an answer.
+struct BusyBody {
+    inner: Body,
+    _busy: Busy,
+}
+
+impl http_body::Body for BusyBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// Serves `router` on `listener` until the process stops, within `limits`.
 pub async fn serve(listener: TcpListener, router: Router, limits: ConnLimits) -> io::Result<()> {
     let counts = Arc::new(Mutex::new(Counts::default()));
@@ -217,52 +289,93 @@ pub async fn serve(listener: TcpListener, router: Router, limits: ConnLimits) ->
                 continue;
             }
         };
-        let (slot, busy, close) = match admit(&counts, client_of(peer.ip()), &limits) {
+        let admitted = match admit(&counts, client_of(peer.ip()), &limits) {
             Ok(admitted) => admitted,
             Err(reason) => {
                 if let Ok(permit) = refusals.clone().try_acquire_owned() {
                     let idle = limits.idle;
                     tokio::spawn(async move {
                         let _permit = permit;
-                        let _ = tokio::time::timeout(idle, refuse(stream, &reason)).await;
+                        let _ =
+                            tokio::time::timeout(idle.min(REFUSAL_TIME), refuse(stream, &reason))
+                                .await;
                     });
                 }
                 continue;
             }
         };
-        let router = router.clone();
-        let idle = limits.idle;
-        tokio::spawn(async move {
-            let _slot = slot;
-            let _ = stream.set_nodelay(true);
-            let service = hyper::service::service_fn(move |mut req| {
-                req.extensions_mut().insert(ConnectInfo(peer));
-                let busy = Busy::new(&busy);
-                let answer = tower_service::Service::call(&mut router.clone(), req);
-                async move {
-                    let answer = answer.await;
-                    drop(busy);
-                    answer
-                }
-            });
-            let io = TokioIo::new(WriteTimeout::new(stream, idle));
-            let conn = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .max_buf_size(MAX_HEAD)
-                .header_read_timeout(idle)
-                .keep_alive(true)
-                .serve_connection(io, service);
-            tokio::pin!(conn);
-            tokio::select! {
-                _ = conn.as_mut() => {}
-                // Made room for another client's connection: the request in flight, if any,
-                // is answered first.
-                _ = close.notified() => {
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
-                }
+        tokio::spawn(connection(
+            stream,
+            peer,
+            router.clone(),
+            admitted,
+            limits.clone(),
+        ));
+    }
+}
+
+/// Serves one admitted connection: once the connection whose place it took, if any, is gone;
+/// until it ends, or is told to close to make room for another.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    admitted: Admitted,
+    limits: ConnLimits,
+) {
+    // Declared first, dropped last: the slot is given back (and a newcomer waiting for it
+    // told) once the socket is closed.
+    let Admitted {
+        slot: _slot,
+        busy,
+        close,
+        after,
+    } = admitted;
+    let idle = limits.idle;
+    if let Some(after) = after {
+        // The connection told to close has no request in flight: it goes at once. One that
+        // started a request meanwhile is answered first, within the idle time.
+        if tokio::time::timeout(idle, after).await.is_err() {
+            let reason = format!(
+                "the server has {} connections open, its limit (--max-connections); try again shortly",
+                limits.total
+            );
+            let _ = tokio::time::timeout(idle.min(REFUSAL_TIME), refuse(stream, &reason)).await;
+            return;
+        }
+    }
+    let _ = stream.set_nodelay(true);
+    let in_flight = busy.clone();
+    let service = hyper::service::service_fn(move |mut req| {
+        req.extensions_mut().insert(ConnectInfo(peer));
+        let busy = Busy::new(&in_flight);
+        let answer = tower_service::Service::call(&mut router.clone(), req);
+        async move {
+            let answer = answer.await;
+            answer.map(|res| res.map(|inner| Body::new(BusyBody { inner, _busy: busy })))
+        }
+    });
+    let io = TokioIo::new(WriteTimeout::new(Http2Refusal::new(stream), idle));
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .max_buf_size(MAX_HEAD)
+        .max_header_size(MAX_HEAD)
+        .header_read_timeout(idle)
+        .half_close(true)
+        .keep_alive(true)
+        .serve_connection(io, service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        // Made room for another client's connection: closed now when it has no request in
+        // flight (it waits for its next one, or is still sending its headers), else once the
+        // request in flight is answered.
+        _ = close.notified() => {
+            if busy.load(Ordering::Relaxed) > 0 {
+                conn.as_mut().graceful_shutdown();
+                let _ = conn.await;
             }
-        });
+        }
     }
 }
 
@@ -340,6 +453,142 @@ async fn refuse(mut stream: TcpStream, reason: &str) {
             Ok(0) | Err(_) => break,
             Ok(n) => left = left.saturating_sub(n),
         }
+    }
+}
+
+/// What a client speaking HTTP/2 with prior knowledge sends first (RFC 9113, 3.4).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// HTTP/2's own refusal of HTTP/2, for a client that sent [`H2_PREFACE`]: an empty SETTINGS
+/// frame (the server's preface), then GOAWAY on stream 0 with last stream 0 and the error
+/// HTTP_1_1_REQUIRED (0xd), its reason in the debug data. (Clients that honour it, curl among
+/// them, may ask again in HTTP/1.1.)
+fn h2_refusal() -> Vec<u8> {
+    const REASON: &[u8] = b"this server speaks HTTP/1.1 only";
+    let mut out = vec![0, 0, 0, 4, 0, 0, 0, 0, 0];
+    let len = (8 + REASON.len()) as u32;
+    out.extend_from_slice(&len.to_be_bytes()[1..]);
+    out.extend_from_slice(&[7, 0, 0, 0, 0, 0]);
+    out.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0x0d]);
+    out.extend_from_slice(REASON);
+    out
+}
+
+/// Where [`Http2Refusal`] stands.
+enum Sniff {
+    /// The connection's first bytes (fewer than 24), all a start of [`H2_PREFACE`] so far.
+    Looking([u8; 24], usize),
+    /// They were HTTP/1: these bytes are handed on first.
+    Handing([u8; 24], usize, usize),
+    /// HTTP/1: reads pass through.
+    Passing,
+    /// HTTP/2's preface: the refusal is written (these bytes of it so far), then what the
+    /// peer sent is read and dropped (up to [`MAX_HEAD`] bytes, so that closing does not reset
+    /// the connection before the refusal is read), then the framework is told the peer went.
+    Refusing(Vec<u8>, usize, usize),
+    /// Refused: reads end.
+    Refused,
+}
+
+/// A stream that tells an HTTP/2 client (prior knowledge: its first bytes are [`H2_PREFACE`])
+/// in HTTP/2 that this server speaks HTTP/1.1 only ([`h2_refusal`]); the framework, which
+/// would close such a connection without a word, then sees the peer gone. The first bytes of
+/// every connection are held (at most 24) until they tell one from the other.
+struct Http2Refusal<S> {
+    inner: S,
+    sniff: Sniff,
+}
+
+impl<S> Http2Refusal<S> {
+    fn new(inner: S) -> Self {
+        Http2Refusal {
+            inner,
+            sniff: Sniff::Looking([0; 24], 0),
+        }
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for Http2Refusal<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let me = &mut *self;
+        loop {
+            match &mut me.sniff {
+                Sniff::Passing => return Pin::new(&mut me.inner).poll_read(cx, buf),
+                Sniff::Refused => return Poll::Ready(Ok(())),
+                Sniff::Looking(held, n) => {
+                    let mut part = ReadBuf::new(&mut held[*n..]);
+                    std::task::ready!(Pin::new(&mut me.inner).poll_read(cx, &mut part))?;
+                    let got = part.filled().len();
+                    let seen = *n + got;
+                    let held = *held;
+                    me.sniff = if got > 0 && held[..seen] == H2_PREFACE[..seen] {
+                        if seen == H2_PREFACE.len() {
+                            Sniff::Refusing(h2_refusal(), 0, 0)
+                        } else {
+                            Sniff::Looking(held, seen)
+                        }
+                    } else {
+                        Sniff::Handing(held, 0, seen)
+                    };
+                }
+                Sniff::Handing(held, from, to) => {
+                    let k = (*to - *from).min(buf.remaining());
+                    buf.put_slice(&held[*from..*from + k]);
+                    *from += k;
+                    if from == to {
+                        me.sniff = Sniff::Passing;
+                    }
+                    return Poll::Ready(Ok(()));
+                }
+                Sniff::Refusing(answer, written, drained) => {
+                    while *written < answer.len() {
+                        let n = std::task::ready!(
+                            Pin::new(&mut me.inner).poll_write(cx, &answer[*written..])
+                        )?;
+                        if n == 0 {
+                            return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+                        }
+                        *written += n;
+                    }
+                    // The peer is told no more comes (errors: it went already).
+                    let _ = std::task::ready!(Pin::new(&mut me.inner).poll_shutdown(cx));
+                    let mut sink = [0u8; 4096];
+                    while *drained < MAX_HEAD {
+                        let mut part = ReadBuf::new(&mut sink);
+                        match Pin::new(&mut me.inner).poll_read(cx, &mut part) {
+                            Poll::Pending => return Poll::Pending,
+                            Poll::Ready(Ok(())) if !part.filled().is_empty() => {
+                                *drained += part.filled().len();
+                            }
+                            Poll::Ready(_) => break,
+                        }
+                    }
+                    me.sniff = Sniff::Refused;
+                }
+            }
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Http2Refusal<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 
@@ -496,11 +745,18 @@ mod tests {
             .map(|_| admit(&counts, a, &limits).unwrap())
             .collect();
         // A request in flight on each of a's connections but one: that one is told to close.
-        for (_, busy, _) in &held[..2] {
-            busy.fetch_add(1, Ordering::Relaxed);
+        for h in &held[..2] {
+            h.busy.fetch_add(1, Ordering::Relaxed);
         }
-        let _b1 = admit(&counts, b, &limits).unwrap();
-        let _c1 = admit(&counts, c, &limits).unwrap();
+        let b1 = admit(&counts, b, &limits).unwrap();
+        assert!(b1.after.is_none(), "under the cap, nothing waits");
+        let mut c1 = admit(&counts, c, &limits).unwrap();
+        // The newcomer waits for the connection told to close to be gone.
+        let mut after = c1.after.take().expect("c1 took a connection's place");
+        assert!(
+            after.try_recv().is_err(),
+            "told before a's connection is gone"
+        );
         assert!(lock(&counts)
             .open
             .values()
@@ -508,6 +764,10 @@ mod tests {
         // a's idle one is closing already, its others answer requests: no room.
         assert!(admit(&counts, c, &limits).is_err());
         drop(held);
+        assert!(
+            matches!(after.try_recv(), Err(oneshot::error::TryRecvError::Closed)),
+            "told once it is gone"
+        );
         assert_eq!(lock(&counts).total, 2);
     }
 

@@ -63,8 +63,11 @@ fn default_rules() -> String {
 }
 
 /// The client's `spec` as the server lets it run (see [`super::admission`]): caps checked,
-/// the server's time limit added where the kind takes one, files resolved by name.
+/// the server's time limit added where the kind takes one, files resolved by name. An
+/// `engine` spec is refused with 403 and its reason ([`super::admission::refuse_engine`]),
+/// though the kind is not in the server's registry at all: no client ever starts a program.
 fn admit(app: &AppState, spec: &AgentSpec) -> ApiResult<Admitted> {
+    super::admission::refuse_engine(spec)?;
     let Some(entry) = app.registry.entries().iter().find(|e| e.kind == spec.kind) else {
         let known: Vec<&str> = app
             .registry

@@ -3,16 +3,18 @@
 //! refused before it is parsed) and rules the server would play (the caps of a new game), the
 //! games are replayed one at a time, and the answer is written as it goes into a buffer of at
 //! most [`REPLAY_ANSWER`] bytes: a replay that would write more stops there with 413. The
-//! buffers of all answers being written or sent count against [`REPLAY_ANSWERS`] until their
-//! last byte is sent (or their connection dropped): over it, a 503.
+//! buffers of all answers being written or sent count against [`REPLAY_ANSWERS`] (and those of
+//! one client address against [`REPLAY_CLIENT_ANSWERS`]) until their last byte is sent (or
+//! their connection dropped): over either, a 503.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -20,11 +22,10 @@ use serde_json::Value;
 
 use awale::notation::{format_move, player_name, result_text, GameRecord};
 
-use tokio::sync::Semaphore;
-
-use super::admission::{Admission, REPLAY_ANSWER, REPLAY_ANSWERS};
+use super::admission::{Admission, REPLAY_ANSWER, REPLAY_ANSWERS, REPLAY_CLIENT_ANSWERS};
+use super::conn::client_of;
 use super::error::{ApiError, ApiResult};
-use super::session::{AppState, Share};
+use super::session::{AppState, Budget, Share, Short};
 
 /// The answer goes to the connection in parts of this size.
 const SENT_PART: usize = 64 * 1024;
@@ -114,22 +115,23 @@ fn parse_game(text: &str, line: usize) -> ApiResult<(GameRecord, Vec<String>)> {
 }
 
 /// A writer into memory that refuses to grow past its limit, or past what the answers' budget
-/// ([`REPLAY_ANSWERS`]) grants it: its buffer is counted (in KiB) as it grows.
+/// ([`REPLAY_ANSWERS`], [`REPLAY_CLIENT_ANSWERS`] of it for its client) grants it: its buffer is
+/// counted (in KiB) as it grows.
 struct Capped {
     out: Vec<u8>,
     limit: usize,
     share: Share,
-    /// Set when the budget had no room (a 503, not a 413).
-    busy: bool,
+    /// Set when the budget had no room (a 503, not a 413): which one.
+    busy: Option<Short>,
 }
 
 impl Capped {
-    fn new(limit: usize, budget: &Arc<Semaphore>) -> Capped {
+    fn new(limit: usize, share: Share) -> Capped {
         Capped {
             out: Vec::new(),
             limit,
-            share: Share::of(budget),
-            busy: false,
+            share,
+            busy: None,
         }
     }
 }
@@ -142,8 +144,8 @@ impl Write for Capped {
         }
         if len > self.out.capacity() {
             let want = (self.out.capacity() * 2).clamp(len.max(SENT_PART), self.limit);
-            if !self.share.grow_to(want.div_ceil(1024) as u32) {
-                self.busy = true;
+            if let Err(short) = self.share.grow_to(want.div_ceil(1024) as u32) {
+                self.busy = Some(short);
                 return Err(std::io::Error::other("the answers' budget is spent"));
             }
             self.out.reserve_exact(want - self.out.len());
@@ -286,21 +288,38 @@ fn write_replay(body: &str, admission: &Admission, w: &mut Capped) -> ApiResult<
     Ok(())
 }
 
-pub(super) async fn replay(State(app): State<Arc<AppState>>, body: String) -> ApiResult<Response> {
+/// The 503 of a replay whose answer found no room in `short`'s budget.
+fn no_room(short: Short) -> ApiError {
+    ApiError::busy(match short {
+        Short::All => format!(
+            "the server holds {} MiB of replay answers, its limit for all clients (slow readers included); ask again shortly",
+            REPLAY_ANSWERS >> 20
+        ),
+        Short::Client => format!(
+            "this client holds {} MiB of replay answers, its share of the server's (answers its connections have not read yet included); read them, then ask again",
+            REPLAY_CLIENT_ANSWERS >> 20
+        ),
+    })
+}
+
+pub(super) async fn replay(
+    State(app): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: String,
+) -> ApiResult<Response> {
     // Replays are CPU work: they take a thinking permit like agents (`--max-thinking`).
     let permit = app.permit().await?;
     let admission = app.admission.clone();
-    let budget = app.replay_answers.clone();
+    let budget: Arc<Budget> = app.replay_answers.clone();
+    let client = client_of(peer.ip());
     let answer = tokio::task::spawn_blocking(move || -> ApiResult<HeldAnswer> {
         let _permit = permit;
-        let mut w = Capped::new(REPLAY_ANSWER, &budget);
-        match write_replay(&body, &admission, &mut w) {
-            Err(_) if w.busy => Err(ApiError::busy(format!(
-                "the server holds {} MiB of replay answers, its limit for all clients (slow readers included); ask again shortly",
-                REPLAY_ANSWERS >> 20
-            ))),
-            Err(e) => Err(e),
-            Ok(()) => Ok(HeldAnswer {
+        let mut w = Capped::new(REPLAY_ANSWER, Share::of(&budget, client));
+        let written = write_replay(&body, &admission, &mut w);
+        match (written, w.busy) {
+            (Err(_), Some(short)) => Err(no_room(short)),
+            (Err(e), None) => Err(e),
+            (Ok(()), _) => Ok(HeldAnswer {
                 out: w.out,
                 sent: 0,
                 _share: w.share,

@@ -15,7 +15,9 @@ use awale::agents::{Agent, Registry, StopSignal, Thoughts};
 use awale::tablebase::Tablebase;
 use awale::{Game, Rules};
 
-use super::admission::{Admission, REPLAY_ANSWERS, REPLAY_BODIES};
+use super::admission::{
+    Admission, REPLAY_ANSWERS, REPLAY_BODIES, REPLAY_CLIENT_ANSWERS, REPLAY_CLIENT_BODIES,
+};
 use super::error::{ApiError, ApiResult};
 
 /// Who sits at a seat.
@@ -105,37 +107,105 @@ impl Games {
     }
 }
 
-/// A share of a budget counted in KiB (the replay bodies', the replay answers'), grown as
-/// what it counts grows and given back when dropped.
+/// A budget counted in KiB (the replay bodies', the replay answers'), for all clients together
+/// and for each client: one client holds at most its share, so that its slow readers or
+/// senders never spend what every other client's replays need (as games have
+/// `--max-client-games`).
+pub(super) struct Budget {
+    /// KiB for all clients together.
+    total: u32,
+    /// KiB one client (as [`super::conn::client_of`] counts them) may hold.
+    per_client: u32,
+    held: Mutex<Held>,
+}
+
+/// What a [`Budget`] has handed out, in all and by client.
+#[derive(Default)]
+struct Held {
+    total: u32,
+    by_client: HashMap<IpAddr, u32>,
+}
+
+/// Why a [`Share`] could not grow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Short {
+    /// The budget of all clients is spent.
+    All,
+    /// This client holds its whole share already.
+    Client,
+}
+
+impl Budget {
+    /// A budget of `total` bytes, of which one client holds `per_client` at most.
+    pub(super) fn new(total: usize, per_client: usize) -> Arc<Budget> {
+        Arc::new(Budget {
+            total: (total >> 10) as u32,
+            per_client: (per_client >> 10) as u32,
+            held: Mutex::new(Held::default()),
+        })
+    }
+
+    /// KiB held in all, and by `client`.
+    #[cfg(test)]
+    fn held(&self, client: IpAddr) -> (u32, u32) {
+        let h = lock(&self.held);
+        (h.total, h.by_client.get(&client).copied().unwrap_or(0))
+    }
+}
+
+/// A share of a [`Budget`] held for one client, grown as what it counts grows and given back
+/// when dropped.
 pub(super) struct Share {
-    budget: Arc<Semaphore>,
-    held: Option<OwnedSemaphorePermit>,
+    budget: Arc<Budget>,
+    client: IpAddr,
+    /// KiB held.
+    held: u32,
 }
 
 impl Share {
-    /// An empty share of `budget`.
-    pub(super) fn of(budget: &Arc<Semaphore>) -> Share {
+    /// An empty share of `budget` for `client`.
+    pub(super) fn of(budget: &Arc<Budget>, client: IpAddr) -> Share {
         Share {
             budget: budget.clone(),
-            held: None,
+            client,
+            held: 0,
         }
     }
 
-    /// Holds `kib` KiB in all (at least); false when the budget has no room for more.
-    pub(super) fn grow_to(&mut self, kib: u32) -> bool {
-        let have = self.held.as_ref().map_or(0, |p| p.num_permits() as u32);
-        if kib <= have {
-            return true;
+    /// Holds `kib` KiB in all (at least); which budget had no room for more, if one had none.
+    pub(super) fn grow_to(&mut self, kib: u32) -> Result<(), Short> {
+        if kib <= self.held {
+            return Ok(());
         }
-        match self.budget.clone().try_acquire_many_owned(kib - have) {
-            Ok(more) => {
-                match &mut self.held {
-                    Some(p) => p.merge(more),
-                    None => self.held = Some(more),
-                }
-                true
+        let more = kib - self.held;
+        let b = &self.budget;
+        let mut h = lock(&b.held);
+        let mine = h.by_client.get(&self.client).copied().unwrap_or(0);
+        if mine + more > b.per_client {
+            return Err(Short::Client);
+        }
+        if h.total + more > b.total {
+            return Err(Short::All);
+        }
+        h.total += more;
+        *h.by_client.entry(self.client).or_insert(0) += more;
+        self.held = kib;
+        Ok(())
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        if self.held == 0 {
+            return;
+        }
+        let mut h = lock(&self.budget.held);
+        h.total -= self.held;
+        if let Some(n) = h.by_client.get_mut(&self.client) {
+            *n -= self.held;
+            if *n == 0 {
+                h.by_client.remove(&self.client);
             }
-            Err(_) => false,
         }
     }
 }
@@ -166,9 +236,9 @@ pub struct AppState {
     pub(super) body_idle: Duration,
     /// KiB of replay bodies being read or replayed, past their first [`super::admission::BODY_LIMIT`] bytes
     /// ([`REPLAY_BODIES`] in all).
-    pub(super) replay_bodies: Arc<Semaphore>,
+    pub(super) replay_bodies: Arc<Budget>,
     /// KiB of replay answers being written or sent ([`REPLAY_ANSWERS`] in all).
-    pub(super) replay_answers: Arc<Semaphore>,
+    pub(super) replay_answers: Arc<Budget>,
     /// The networks of `--networks` as last listed, and when.
     network_list: tokio::sync::Mutex<Option<(Instant, Arc<Vec<String>>)>>,
 }
@@ -209,8 +279,8 @@ impl AppState {
             thinking: Arc::new(Semaphore::new(admission.limits.thinking)),
             builds: Arc::new(Semaphore::new(BUILDS)),
             body_idle,
-            replay_bodies: Arc::new(Semaphore::new(REPLAY_BODIES >> 10)),
-            replay_answers: Arc::new(Semaphore::new(REPLAY_ANSWERS >> 10)),
+            replay_bodies: Budget::new(REPLAY_BODIES, REPLAY_CLIENT_BODIES),
+            replay_answers: Budget::new(REPLAY_ANSWERS, REPLAY_CLIENT_ANSWERS),
             network_list: tokio::sync::Mutex::new(None),
             admission,
             tables: Mutex::new(HashMap::new()),
@@ -447,6 +517,27 @@ impl AppState {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_client_holds_at_most_its_share_of_a_budget() {
+        let budget = Budget::new(4 << 10, 2 << 10);
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let mut a1 = Share::of(&budget, a);
+        let mut a2 = Share::of(&budget, a);
+        assert_eq!(a1.grow_to(2), Ok(()));
+        assert_eq!(a2.grow_to(1), Err(Short::Client));
+        let mut b1 = Share::of(&budget, b);
+        assert_eq!(b1.grow_to(2), Ok(()));
+        let mut c1 = Share::of(&budget, "10.0.0.3".parse().unwrap());
+        assert_eq!(c1.grow_to(1), Err(Short::All));
+        drop(a1);
+        assert_eq!(budget.held(a), (2, 0));
+        assert_eq!(a2.grow_to(2), Ok(()));
+        drop((a2, b1, c1));
+        assert_eq!(budget.held(a), (0, 0));
+        assert!(lock(&budget.held).by_client.is_empty());
+    }
 
     /// A server with these limits and no tables.
     fn server(max_games: usize, client_games: usize, memory_mb: u64) -> AppState {
