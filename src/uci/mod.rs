@@ -53,9 +53,8 @@ pub const DEFAULT_VARIANT: &str = "abapa";
 /// assert_eq!(awale::uci::printable("plain: ok"), "plain: ok");
 /// ```
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
     if !text.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(text);
     }

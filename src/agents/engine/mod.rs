@@ -40,7 +40,7 @@ use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 pub use process::{log_path, MAX_LINE, MAX_LINES};
-pub use settings::EngineSettings;
+pub use settings::{EngineSettings, MAX_ENGINES_FILE};
 
 use self::process::{Process, ReadFault};
 use super::kind::AgentKind;
@@ -430,11 +430,10 @@ impl Agent for EngineAgent {
                 uci::legal_text(&rules, state)
             )));
         }
-        let house = uci::read_move(&rules, state, &answer)
-            .map_err(|e| {
-                let e = uci::printable(&e.to_string()).into_owned();
-                self.fail(format!("answered a bad move: {e}"))
-            })?;
+        let house = uci::read_move(&rules, state, &answer).map_err(|e| {
+            let e = uci::printable(&e.to_string()).into_owned();
+            self.fail(format!("answered a bad move: {e}"))
+        })?;
         let mut after = *state;
         after.apply(&rules, house)?;
         if let Some(line) = self.line.as_mut() {

@@ -249,8 +249,7 @@ pub(super) fn check_option(name: &str, value: &str) -> Result<(), String> {
             ));
         }
     }
-    if name.split_whitespace().next().is_none() || name.split_whitespace().any(|w| w == "value")
-    {
+    if name.split_whitespace().next().is_none() || name.split_whitespace().any(|w| w == "value") {
         return Err(format!(
             "option '{name}': a name must be non-empty and hold no word 'value'"
         ));
@@ -345,7 +344,9 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         // Run aside, so that a hang fails the test instead of holding it.
         let (send, got) = std::sync::mpsc::channel();
-        std::thread::spawn(move || send.send(from_file(&file, "bot")));
+        std::thread::spawn(move || {
+            let _ = send.send(from_file(&file, "bot"));
+        });
         let e = got
             .recv_timeout(std::time::Duration::from_secs(20))
             .expect("reading a FIFO hung")
