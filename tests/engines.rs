@@ -428,3 +428,98 @@ fn awale_engine_speaks_the_protocol() {
     assert!(text.contains("info string error:"), "{text}");
     assert_eq!(best[2], "bestmove 0000");
 }
+
+/// `awale play` against the test engine of `mode`, the moves `input` on stdin, the record saved
+/// to `record`.
+fn play_against(mode: &str, rules: &str, input: &str, record: &Path) -> std::process::Output {
+    let opponent = format!(
+        "engine:cmd={},args={mode},movetime=20,margin=200,init=2000,name=bot",
+        misbehave().display()
+    );
+    let mut child = Command::new(awale_bin())
+        .args(["play", "--seed", "1", "--rules", rules, "--opponent"])
+        .arg(&opponent)
+        .arg("--record")
+        .arg(record)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Whether `bytes` hold a control character a terminal acts on (all but a line end).
+fn has_control(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .any(|c| c.is_control() && c != '\n')
+}
+
+#[test]
+fn an_engine_that_crashes_in_awale_play_forfeits_and_the_person_keeps_the_game() {
+    alone(|| {
+        let dir = tempdir("play-crash");
+        std::fs::create_dir_all(&dir).unwrap();
+        let record = dir.join("game.txt");
+        let o = play_against("crash", "abapa", "A\nB\nC\nD\nE\nF\n", &record);
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{:?}\n{out}\n{err}", o.status);
+        assert!(out.contains("North (bot) failed and forfeits: "), "{out}");
+        assert!(
+            out.contains("exit status: 3") && out.contains("out of cheese"),
+            "{out}"
+        );
+        assert!(out.contains("result: North forfeits at "), "{out}");
+        assert!(out.contains(": you win"), "{out}");
+        let saved = std::fs::read_to_string(&record).unwrap();
+        assert!(
+            saved.contains("[Termination \"North forfeits: ") && saved.contains("out of cheese"),
+            "{saved}"
+        );
+        let parsed: awale::notation::GameRecord = saved.parse().unwrap();
+        assert!(parsed.tags.iter().any(|(k, _)| k == "Termination"));
+    });
+}
+
+#[test]
+fn what_a_hostile_engine_writes_reaches_the_terminal_escaped() {
+    alone(|| {
+        let dir = tempdir("play-hostile");
+        std::fs::create_dir_all(&dir).unwrap();
+        let record = dir.join("game.txt");
+        // Its stderr (a title change, a screen clear) in the forfeit reason, on the terminal and
+        // in the record.
+        let o = play_against("hostile", "abapa", "A\nB\nC\nD\nE\nF\n", &record);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{out}");
+        assert!(!has_control(&o.stdout), "raw control characters: {out:?}");
+        assert!(out.contains("\\x1b]0;pwned\\x07\\x1b[2J"), "{out}");
+        let saved = std::fs::read(&record).unwrap();
+        assert!(
+            !has_control(&saved),
+            "{:?}",
+            String::from_utf8_lossy(&saved)
+        );
+        // Its UCI_Variant values, in the error that refuses it for rules it does not play.
+        let o = play_against("hostile", "wari", "", &record);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            !has_control(&o.stderr),
+            "{:?}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("plays abapa, \\x1b]0;pwned\\x07\\x1b[2J but"),
+            "{err}"
+        );
+    });
+}

@@ -202,6 +202,15 @@ fn capture_text(info: &awale::MoveInfo) -> String {
     s
 }
 
+/// Why an agent that forfeits failed, escaped for the terminal ([`awale::uci::printable`]).
+fn forfeit_reason(e: awale::AwaleError) -> String {
+    let reason = match e {
+        awale::AwaleError::AgentFailed { reason, .. } => reason,
+        other => other.to_string(),
+    };
+    awale::uci::printable(&reason).into_owned()
+}
+
 /// Plays one session, reading the person's moves from `input` and writing to `out`.
 pub fn session(
     args: &Args,
@@ -246,14 +255,32 @@ pub fn session(
         format_move(&rules, me, 0)
     )?;
     let mut stopped: Option<&str> = None;
+    // The seat that lost by forfeit (an engine that crashed, hung or answered a bad move), why.
+    let mut forfeit: Option<(usize, String)> = None;
     'game: while !game.is_over() {
         let mover = game.to_move();
         if mover != me {
             let agent = agents[mover]
                 .as_mut()
                 .expect("an agent at every other seat");
-            let house = agent.select(&Turn::from_game(&game))?;
-            let info = game.apply(house)?;
+            let played = agent
+                .select(&Turn::from_game(&game))
+                .and_then(|house| Ok((house, game.apply(house)?)));
+            let (house, info) = match played {
+                Ok(played) => played,
+                Err(e) if agent.forfeits() => {
+                    let why = forfeit_reason(e);
+                    writeln!(
+                        out,
+                        "{} ({}) failed and forfeits: {why}",
+                        player_name(&rules, mover),
+                        awale::uci::printable(&agent.name())
+                    )?;
+                    forfeit = Some((mover, why));
+                    break 'game;
+                }
+                Err(e) => return Err(e.into()),
+            };
             writeln!(
                 out,
                 "{} plays {}{}",
@@ -359,9 +386,22 @@ pub fn session(
         write!(out, "\n{}", render_board(&rules, game.state()))?;
     }
     let result = result_text(&rules, game.state());
-    match stopped {
-        Some(why) => writeln!(out, "game stopped ({why}) at {result}")?,
-        None => {
+    match (stopped, &forfeit) {
+        (Some(why), _) => writeln!(out, "game stopped ({why}) at {result}")?,
+        (None, Some((seat, _))) => {
+            // As in a tournament: the seat that forfeits loses; with two players the other wins.
+            let verdict = if players == 2 {
+                "you win"
+            } else {
+                "the game ends there"
+            };
+            writeln!(
+                out,
+                "result: {} forfeits at {result}: {verdict}",
+                player_name(&rules, *seat)
+            )?;
+        }
+        (None, None) => {
             let winners = game.state().winners(&rules);
             let verdict = if winners.is_empty() {
                 "no winner"
@@ -383,6 +423,12 @@ pub fn session(
     record
         .tags
         .push(("Opponents".to_string(), names.join(", ")));
+    if let Some((seat, why)) = &forfeit {
+        record.tags.push((
+            "Termination".to_string(),
+            format!("{} forfeits: {why}", player_name(&rules, *seat)),
+        ));
+    }
     if let Some(path) = &args.record {
         awale::files::write_replacing(path, record.to_string().as_bytes())
             .map_err(|e| format!("cannot save the record to {}: {e}", path.display()))?;

@@ -41,3 +41,51 @@ pub const VARIANT_OPTION: &str = "UCI_Variant";
 
 /// The rule set an engine plays when it lists no [`VARIANT_OPTION`]: Aalina's.
 pub const DEFAULT_VARIANT: &str = "abapa";
+
+/// `text` an engine wrote (a line, its stderr, an option's values) made safe to print on a
+/// terminal or in a record: every control character (C0, DEL, C1: an escape sequence, a bell, a
+/// carriage return) and every bidirectional override is written as an escape (`\x1b`,
+/// `\u{202e}`), the rest as it is. The same characters `games.jsonl` (JSON) escapes, and the C1
+/// and bidirectional ones JSON leaves raw. Escaping escaped text changes nothing.
+///
+/// ```
+/// assert_eq!(awale::uci::printable("a\x1b]0;owned\x07b"), "a\\x1b]0;owned\\x07b");
+/// assert_eq!(awale::uci::printable("plain: ok"), "plain: ok");
+/// ```
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !unsafe_char(c) => out.push(c),
+            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn engine_text_loses_every_control_character() {
+        let hostile = "\x1b]0;pwned\x07\x1b[2J\r\n\0\u{9b}31m\u{202e}evil\t";
+        let shown = printable(hostile);
+        assert!(!shown.chars().any(|c| c.is_control()), "{shown}");
+        assert_eq!(
+            shown,
+            "\\x1b]0;pwned\\x07\\x1b[2J\\x0d\\x0a\\x00\\x9b31m\\u{202e}evil\\x09"
+        );
+        assert_eq!(printable(&shown), shown, "escaping twice changes nothing");
+        assert!(matches!(
+            printable("é, ü: fine"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}

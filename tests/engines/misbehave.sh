@@ -15,6 +15,9 @@
 #              line of exactly 65,536 bytes (the longest line the referee takes)
 #   spawner    starts a process of its own, then hangs when asked for a move
 #   wari       plays wari only, and says so (UCI_Variant)
+#   hostile    lists a UCI_Variant value that is a terminal escape sequence (beside abapa), and
+#              when asked for a move writes escape sequences (a title change, a screen clear) on
+#              stderr and exits with status 3
 mode=$1
 ready=0
 if [ "$mode" = spawner ]; then
@@ -29,6 +32,7 @@ while read -r line; do
       [ "$mode" = mute ] && continue
       echo "id name $mode"
       [ "$mode" = wari ] && echo "option name UCI_Variant type combo default wari var wari"
+      [ "$mode" = hostile ] && printf 'option name UCI_Variant type combo default abapa var abapa var \033]0;pwned\007\033[2J\n'
       echo uciok ;;
     isready)
       if [ "$mode" != forgetful ] || [ "$ready" = 0 ]; then echo readyok; ready=1; fi ;;
@@ -54,6 +58,7 @@ while read -r line; do
           while read -r answer <&"${helper[0]}"; do
             case "$answer" in bestmove*) echo "$answer"; break ;; esac
           done ;;
+        hostile) printf 'misbehave.sh: \033]0;pwned\007\033[2J\033[31mred\n' >&2; exit 3 ;;
       esac ;;
     quit) exit 0 ;;
   esac

@@ -40,7 +40,7 @@ use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 pub use process::{log_path, MAX_LINE, MAX_LINES};
-pub use settings::EngineSettings;
+pub use settings::{EngineSettings, MAX_ENGINES_FILE};
 
 use self::process::{Process, ReadFault};
 use super::kind::AgentKind;
@@ -274,7 +274,7 @@ impl EngineAgent {
         match answer {
             Ok(line) => match Reply::parse(&line) {
                 Some(Reply::BestMove(mv)) => Ok(mv),
-                _ => Err(format!("unexpected answer '{line}'")),
+                _ => Err(format!("unexpected answer '{}'", uci::printable(&line))),
             },
             Err(ReadFault::Timeout) => Err(format!(
                 "lost on time: no bestmove within {movetime} + {} ms",
@@ -331,7 +331,7 @@ fn handshake(
         return Err(format!(
             "'{}' plays {} but the game's rules are '{rules}'{}",
             p.command,
-            declared.join(", "),
+            uci::printable(&declared.join(", ")),
             if variants.is_none() {
                 " (it lists no UCI_Variant option; rules= says what it plays)"
             } else {
@@ -340,24 +340,25 @@ fn handshake(
         ));
     };
     if variants.is_some() {
-        p.send(
-            &Command::SetOption {
-                name: uci::VARIANT_OPTION.into(),
-                value: Some(variant.clone()),
-            }
-            .to_string(),
-        )?;
+        set_option(p, uci::VARIANT_OPTION, &variant)?;
     }
     for (name, value) in &settings.options {
-        p.send(
-            &Command::SetOption {
-                name: name.clone(),
-                value: Some(value.clone()),
-            }
-            .to_string(),
-        )?;
+        set_option(p, name, value)?;
     }
     ready(p, init)
+}
+
+/// Sends `setoption name NAME value VALUE`, refused when the name or value would break the line
+/// (a line end or NUL in it would send a command of its own; [`settings::check_option`]).
+fn set_option(p: &mut Process, name: &str, value: &str) -> std::result::Result<(), String> {
+    settings::check_option(name, value)?;
+    p.send(
+        &Command::SetOption {
+            name: name.into(),
+            value: Some(value.into()),
+        }
+        .to_string(),
+    )
 }
 
 /// `isready`, then waits for `readyok`.
@@ -429,8 +430,10 @@ impl Agent for EngineAgent {
                 uci::legal_text(&rules, state)
             )));
         }
-        let house = uci::read_move(&rules, state, &answer)
-            .map_err(|e| self.fail(format!("answered a bad move: {e}")))?;
+        let house = uci::read_move(&rules, state, &answer).map_err(|e| {
+            let e = uci::printable(&e.to_string()).into_owned();
+            self.fail(format!("answered a bad move: {e}"))
+        })?;
         let mut after = *state;
         after.apply(&rules, house)?;
         if let Some(line) = self.line.as_mut() {

@@ -77,6 +77,8 @@ impl Process {
             .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
+        // An engines file gives the command: printed in errors, so escaped.
+        let shown = crate::uci::printable(&shown).into_owned();
         let mut child = command
             .spawn()
             .map_err(|e| format!("cannot start '{shown}': {e}"))?;
@@ -228,14 +230,16 @@ impl Process {
         }
     }
 
-    /// The last lines of its stderr, on one line.
+    /// The last lines of its stderr, on one line, escaped ([`crate::uci::printable`]): it is
+    /// printed in errors, and an engine's stderr may hold terminal escape sequences.
     pub(super) fn stderr_tail(&self) -> String {
         let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
         let bytes: Vec<u8> = tail.iter().copied().collect();
-        String::from_utf8_lossy(&bytes)
+        let words = String::from_utf8_lossy(&bytes)
             .split_whitespace()
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" ");
+        crate::uci::printable(&words).into_owned()
     }
 
     /// Whether it still runs.

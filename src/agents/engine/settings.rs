@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::super::kind::{whole, AgentOption, Cost};
+use crate::uci::printable;
 
 /// The settings of an engine agent (`engine:cmd=PATH,movetime=100`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +48,10 @@ impl Default for EngineSettings {
         }
     }
 }
+
+/// The largest engines file read (bytes, 1 MiB): a bigger one, or a device, is refused before a
+/// byte of it is read.
+pub const MAX_ENGINES_FILE: u64 = 1 << 20;
 
 /// The most milliseconds a spec may give a move, its margin or the handshake (an hour).
 const MAX_MS: u64 = 3_600_000;
@@ -176,21 +181,22 @@ impl EngineSettings {
         let (Some(file), Some(id)) = (&self.file, &self.id) else {
             return Err("id needs file=ENGINES.toml before it".into());
         };
-        let text = std::fs::read_to_string(file)
+        // Never blocks on a FIFO, refuses a device and anything over MAX_ENGINES_FILE unread.
+        let text = crate::files::read_regular_string(file, MAX_ENGINES_FILE)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let mut table: toml::Table =
-            toml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut table: toml::Table = toml::from_str(&text)
+            .map_err(|e| format!("{}: {}", file.display(), printable(&e.to_string())))?;
         let known: Vec<String> = table.keys().cloned().collect();
         let value = table.remove(id).ok_or_else(|| {
             format!(
                 "{} has no engine '{id}' (it has: {})",
                 file.display(),
-                known.join(", ")
+                printable(&known.join(", "))
             )
         })?;
         let entry: FileEntry = value
             .try_into()
-            .map_err(|e| format!("{} [{id}]: {e}", file.display()))?;
+            .map_err(|e| format!("{} [{id}]: {}", file.display(), printable(&e.to_string())))?;
         let dir = file.parent().unwrap_or(Path::new("."));
         self.cmd = Some(
             if entry.cmd.contains('/') && Path::new(&entry.cmd).is_relative() {
@@ -219,9 +225,142 @@ impl EngineSettings {
                     toml::Value::String(s) => s,
                     other => other.to_string(),
                 };
-                (k, v)
+                check_option(&k, &v)
+                    .map_err(|why| format!("{} [{id}] options: {why}", file.display()))?;
+                Ok((k, v))
             })
-            .collect();
+            .collect::<Result<_, String>>()?;
         Ok(())
+    }
+}
+
+/// Refuses an option whose name or value could break the `setoption` line it is sent in: a line
+/// end or NUL would let `Hash = "64\ngo infinite"` send a command of its own (any control
+/// character but a tab is refused). A name must also be non-empty and hold no word `value`,
+/// which would end it early.
+pub(super) fn check_option(name: &str, value: &str) -> Result<(), String> {
+    for (what, text) in [("name", name), ("value", value)] {
+        if let Some(c) = text.chars().find(|&c| c.is_control() && c != '\t') {
+            return Err(format!(
+                "option '{}': its {what} holds the control character {} (an option is sent as \
+                 one line; line ends and NUL are refused)",
+                printable(name),
+                printable(&c.to_string())
+            ));
+        }
+    }
+    if name.split_whitespace().next().is_none() || name.split_whitespace().any(|w| w == "value") {
+        return Err(format!(
+            "option '{name}': a name must be non-empty and hold no word 'value'"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::AgentSpec;
+
+    /// A fresh folder for a test.
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("awale-settings-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// The settings of `engine:file=FILE,id=ID`, or the error.
+    fn from_file(file: &Path, id: &str) -> Result<EngineSettings, String> {
+        let mut spec = AgentSpec::new("engine");
+        spec.options
+            .push(("file".into(), file.display().to_string()));
+        spec.options.push(("id".into(), id.into()));
+        super::super::KIND
+            .settings(&spec)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn options_that_would_send_a_command_of_their_own_are_refused() {
+        let d = dir("inject");
+        let file = d.join("engines.toml");
+        for (options, why) in [
+            (r#"Hash = "64\ngo infinite""#, "\\x0a"),
+            (r#"Hash = "64\rgo infinite""#, "\\x0d"),
+            (r#"Hash = "64\u0000""#, "\\x00"),
+            (r#""Hash\nquit" = "64""#, "\\x0a"),
+            (r#""Hash value 3" = "64""#, "no word 'value'"),
+            (r#""" = "64""#, "non-empty"),
+        ] {
+            std::fs::write(
+                &file,
+                format!("[bot]\ncmd = \"bot\"\n[bot.options]\n{options}\n"),
+            )
+            .unwrap();
+            let e = from_file(&file, "bot").unwrap_err();
+            assert!(e.contains(why), "{options}: {e}");
+            assert!(!e.contains('\n') && !e.contains('\0'), "{e:?}");
+        }
+        std::fs::write(
+            &file,
+            "[bot]\ncmd = \"bot\"\n[bot.options]\nHash = 64\n\"Book File\" = \"a b.bin\"\n",
+        )
+        .unwrap();
+        let s = from_file(&file, "bot").unwrap();
+        assert_eq!(
+            s.options,
+            [
+                ("Book File".to_string(), "a b.bin".to_string()),
+                ("Hash".to_string(), "64".to_string())
+            ]
+        );
+        assert!(check_option("UCI_Variant", "abapa\ngo infinite").is_err());
+    }
+
+    #[test]
+    fn an_engines_file_over_a_mebibyte_is_refused_unread() {
+        let d = dir("big");
+        let file = d.join("engines.toml");
+        // Sparse: 300 MB that cost no disk and must not be read.
+        let f = std::fs::File::create(&file).unwrap();
+        f.set_len(300_000_000).unwrap();
+        let e = from_file(&file, "bot").unwrap_err();
+        assert!(e.contains("over the limit of 1048576 bytes"), "{e}");
+        #[cfg(unix)]
+        {
+            let e = from_file(Path::new("/dev/zero"), "bot").unwrap_err();
+            assert!(e.contains("a device"), "{e}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_for_an_engines_file_is_refused_at_once() {
+        let d = dir("fifo");
+        let file = d.join("engines.toml");
+        let c = std::ffi::CString::new(file.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid C string; mkfifo reads it only.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Run aside, so that a hang fails the test instead of holding it.
+        let (send, got) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(from_file(&file, "bot"));
+        });
+        let e = got
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("reading a FIFO hung")
+            .unwrap_err();
+        assert!(e.contains("a FIFO"), "{e}");
+    }
+
+    #[test]
+    fn a_hostile_engines_file_is_shown_escaped() {
+        let d = dir("escape");
+        let file = d.join("engines.toml");
+        std::fs::write(&file, "[\"\\u001b]0;pwned\\u0007\"]\ncmd = \"x\"\n").unwrap();
+        let e = from_file(&file, "bot").unwrap_err();
+        assert!(e.contains("\\x1b]0;pwned\\x07"), "{e}");
+        assert!(!e.chars().any(|c| c.is_control()), "{e:?}");
     }
 }
