@@ -256,7 +256,7 @@ fn errors_quote_a_short_escaped_excerpt() {
     assert_eq!(answer.len(), 3, "{answer:?}");
     let number = &answer[0];
     assert!(
-        number.starts_with("info string error: go movetime: '\\u{1b}[2J\\u{7}999"),
+        number.starts_with("info string error: go movetime: '\\x1b[2J\\x07999"),
         "{number}"
     );
     assert!(number.ends_with("…' is not a whole number"), "{number}");
@@ -274,7 +274,7 @@ fn errors_quote_a_short_escaped_excerpt() {
     assert_eq!(
         answer,
         [
-            "info string error: unknown command '\\u{1b}]0;x\\u{7}jump'",
+            "info string error: unknown command '\\x1b]0;x\\x07jump'",
             "readyok"
         ]
     );

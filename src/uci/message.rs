@@ -7,25 +7,21 @@ use std::fmt;
 pub const QUOTED_CHARS: usize = 200;
 
 /// `text` as an answer quotes it: its first `max_chars` characters, then `…` when it is
-/// longer, every control or invisible character escaped as Rust writes it (`\n`, `\u{1b}`),
-/// so that an error stays one short printable line whatever it quotes. Escaping twice changes
-/// nothing more (a backslash is kept as it is).
+/// longer, every control or invisible character escaped by [`super::printable`] (`\x0a`,
+/// `\x1b`, `\u{202e}`: the one escaping of every text that reaches a terminal), so that an
+/// error stays one short printable line whatever it quotes. Escaping twice changes nothing more
+/// (a backslash is kept as it is).
 ///
 /// ```
 /// use awale::uci::message::excerpt;
-/// assert_eq!(excerpt("go\u{1b}[2J\n", 200), "go\\u{1b}[2J\\n");
+/// assert_eq!(excerpt("go\u{1b}[2J\n", 200), "go\\x1b[2J\\x0a");
 /// assert_eq!(excerpt(&"A".repeat(500), 3), "AAA…");
-/// assert_eq!(excerpt(&excerpt("a\tb", 9), 9), "a\\tb");
+/// assert_eq!(excerpt(&excerpt("a\tb", 9), 9), "a\\x09b");
 /// ```
 pub fn excerpt(text: &str, max_chars: usize) -> String {
-    let mut out = String::new();
     let mut chars = text.chars();
-    for c in chars.by_ref().take(max_chars) {
-        match c {
-            '\\' | '"' | '\'' => out.push(c),
-            c => out.extend(c.escape_debug()),
-        }
-    }
+    let head: String = chars.by_ref().take(max_chars).collect();
+    let mut out = super::printable(&head).into_owned();
     if chars.next().is_some() {
         out.push('…');
     }
