@@ -309,7 +309,10 @@ mod tests {
         assert!(e.to_string().contains("symbolic link"), "{e}");
         real_dir(&d.join("fresh/deeper")).unwrap();
         user_dir(&games).unwrap();
-        assert!(user_dir(&victim).unwrap_err().to_string().contains("not a folder"));
+        assert!(user_dir(&victim)
+            .unwrap_err()
+            .to_string()
+            .contains("not a folder"));
         assert!(d.join("fresh/deeper").is_dir());
     }
 

@@ -273,9 +273,8 @@ impl GameRecord {
                     player_name(&rules, game.to_move())
                 )));
             }
-            game.apply(m.house).map_err(|e| {
-                AwaleError::BadRecord(format!("move {} ({}): {e}", i + 1, text()))
-            })?;
+            game.apply(m.house)
+                .map_err(|e| AwaleError::BadRecord(format!("move {} ({}): {e}", i + 1, text())))?;
         }
         if let Some(fin) = &self.final_position {
             // Equal states print alike: the texts are compared only when the states differ.
