@@ -3,5 +3,8 @@
 //! same code, and exits with the same status (`awale::cli::main`).
 
 fn main() {
+    // This process is the binary's own: every child it has is an engine or was started by one,
+    // so it may reap what engines leave behind (docs/engines.md, "Processes").
+    awale::agents::engine::become_subreaper();
     std::process::exit(awale::cli::main(std::env::args_os()));
 }

@@ -264,7 +264,7 @@ fn a_closed_output_loses() {
 #[test]
 fn an_engine_that_stops_answering_isready_loses_the_next_game() {
     alone(|| {
-        // The first game's handshake passes; the second game's `ucinewgame`/`isready` gets no
+        // The handshake's `isready` is answered; the next one (sent before every `go`) gets no
         // answer (one thread, so that both games use the same process).
         std::env::set_var("AWALE_BIN", awale_bin());
         let rules = Rules::abapa();
@@ -490,6 +490,44 @@ fn an_engine_that_crashes_in_awale_play_forfeits_and_the_person_keeps_the_game()
 }
 
 #[test]
+/// `awale match` (the binary, a subreaper) with the test engine of `mode` against greedy, 2
+/// games on one thread into a fresh folder; returns the folder.
+fn binary_match(mode: &str) -> PathBuf {
+    let dir = tempdir(mode);
+    let spec = format!(
+        "engine:cmd={},args={mode},movetime=20,margin=200,init=2000,name=bot",
+        misbehave().display()
+    );
+    let out = Command::new(awale_bin())
+        .args(["match", &spec, "greedy", "--games", "2", "--threads", "1"])
+        .arg("--no-progress")
+        .arg("--out")
+        .arg(&dir)
+        .env("AWALE_BIN", awale_bin())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+#[test]
+fn what_an_engine_started_in_a_session_of_its_own_goes_with_it() {
+    // A `setsid` child and a double-forked one: in their own sessions and process groups, out of
+    // reach of the engine's group. The referee (here the test process, no subreaper) kills the
+    // engine's whole tree while the engine holds it.
+    alone(|| {
+        forfeits("setsid", "lost on time");
+    });
+    alone(|| {
+        binary_match("setsid");
+    });
+}
+
+#[test]
 fn what_a_hostile_engine_writes_reaches_the_terminal_escaped() {
     alone(|| {
         let dir = tempdir("play-hostile");
@@ -521,5 +559,93 @@ fn what_a_hostile_engine_writes_reaches_the_terminal_escaped() {
             err.contains("plays abapa, \\x1b]0;pwned\\x07\\x1b[2J but"),
             "{err}"
         );
+    });
+}
+
+#[test]
+fn what_a_crashed_engine_left_behind_is_reaped_by_the_awale_binary() {
+    // The engine double-forks a process into a session of its own, then exits: the orphan is
+    // re-parented to `awale` (a subreaper), which kills and reaps it.
+    alone(|| {
+        let dir = binary_match("setsidcrash");
+        let games = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+        assert_eq!(games.matches("\"end\":\"forfeit\"").count(), 2, "{games}");
+    });
+}
+
+#[test]
+fn a_second_answer_to_a_go_is_a_fault_not_the_next_move() {
+    alone(|| {
+        forfeits("twice", "when no move was asked for");
+    });
+}
+
+#[test]
+fn an_answer_before_go_is_a_fault() {
+    alone(|| {
+        forfeits("early", "when no move was asked for");
+    });
+}
+
+#[test]
+fn an_engines_stderr_log_stops_at_16_mib() {
+    alone(|| {
+        // 2 MiB of stderr before every move (one thread: one process, one writer of the log).
+        std::env::set_var("AWALE_BIN", awale_bin());
+        let rules = Rules::abapa();
+        let dir = tempdir("stderrflood");
+        let cfg = tournament(rules, 2, 1, Some(&dir));
+        let entrants = vec![
+            entrant(&bot("stderrflood", "bot"), &rules).unwrap(),
+            Entrant::from_spec_text("greedy", &rules).unwrap(),
+        ];
+        let report = run(&cfg, &entrants).unwrap();
+        assert!(report.games.iter().all(|g| g.forfeit.is_none()));
+        drop(entrants);
+        let log = dir.join("engines/bot.stderr.log");
+        let len = std::fs::metadata(&log).unwrap().len();
+        let cap = awale::agents::engine::MAX_LOG;
+        let note = awale::agents::engine::LOG_FULL;
+        assert_eq!(len, cap + note.len() as u64);
+        let mut tail = vec![0; note.len()];
+        let mut f = std::fs::File::open(&log).unwrap();
+        use std::io::{Read, Seek, SeekFrom};
+        f.seek(SeekFrom::End(-(note.len() as i64))).unwrap();
+        f.read_exact(&mut tail).unwrap();
+        assert_eq!(tail, note.as_bytes());
+    });
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_link_at_the_log_path_is_refused_at_once() {
+    alone(|| {
+        let dir = tempdir("logpath");
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("bot.log");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid C string; mkfifo reads it only.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let link = dir.join("link.log");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        for (path, why) in [(fifo, "FIFO"), (link, "symbolic link")] {
+            let mut spec = bot("hang", "bot");
+            spec.options
+                .push(("log".into(), path.display().to_string()));
+            // A hang guard: until 2026-11 the open of a FIFO waited for a reader for ever.
+            let (send, answer) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = send.send(entrant(&spec, &Rules::abapa()).map(|_| ()));
+            });
+            let e = answer
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the log's open hangs")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(why), "{e}");
+        }
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     });
 }

@@ -18,18 +18,34 @@
 #   hostile    lists a UCI_Variant value that is a terminal escape sequence (beside abapa), and
 #              when asked for a move writes escape sequences (a title change, a screen clear) on
 #              stderr and exits with status 3
+#   setsid     starts a process in a session of its own (setsid) and one more by a double fork,
+#              then hangs when asked for a move
+#   setsidcrash  starts a process in a session of its own by a double fork, then exits with
+#              status 3 when asked for a move (what it started is an orphan)
+#   twice      plays as forgetful's helper, answering every go twice (the second is stale)
+#   early      plays as forgetful's helper, but answers at `position`, before go
+#   stderrflood  plays as forgetful's helper, writing 2 MiB on stderr before every move
 mode=$1
 ready=0
 if [ "$mode" = spawner ]; then
   bash -c 'exec -a awale-test-grandchild sleep 300' &
 fi
-if [ "$mode" = forgetful ] || [ "$mode" = exactline ]; then
+case "$mode" in twice | early | stderrflood) helped=1 ;; esac
+if [ "$mode" = forgetful ] || [ "$mode" = exactline ] || [ -n "$helped" ]; then
   coproc helper { exec -a awale-test-helper "$AWALE_BIN" engine greedy; }
 fi
 while read -r line; do
   case "$line" in
     uci)
       [ "$mode" = mute ] && continue
+      # Started before uciok: they exist when the referee ends the engine.
+      if [ "$mode" = setsid ]; then
+        setsid bash -c 'exec -a awale-test-grandchild sleep 300' &
+        ( setsid bash -c 'exec -a awale-test-grandchild sleep 300' & )
+      fi
+      if [ "$mode" = setsidcrash ]; then
+        ( setsid bash -c 'exec -a awale-test-grandchild sleep 300' & )
+      fi
       echo "id name $mode"
       [ "$mode" = wari ] && echo "option name UCI_Variant type combo default wari var wari"
       [ "$mode" = hostile ] && printf 'option name UCI_Variant type combo default abapa var abapa var \033]0;pwned\007\033[2J\n'
@@ -37,7 +53,13 @@ while read -r line; do
     isready)
       if [ "$mode" != forgetful ] || [ "$ready" = 0 ]; then echo readyok; ready=1; fi ;;
     position*)
-      if [ "$mode" = forgetful ] || [ "$mode" = exactline ]; then echo "$line" >&"${helper[1]}"; fi ;;
+      if [ "$mode" = forgetful ] || [ "$mode" = exactline ] || [ -n "$helped" ]; then echo "$line" >&"${helper[1]}"; fi
+      if [ "$mode" = early ]; then
+        echo "go movetime 10" >&"${helper[1]}"
+        while read -r answer <&"${helper[0]}"; do
+          case "$answer" in bestmove*) echo "$answer"; break ;; esac
+        done
+      fi ;;
     go*)
       case "$mode" in
         crash) echo "misbehave.sh: out of cheese" >&2; exit 3 ;;
@@ -59,6 +81,18 @@ while read -r line; do
             case "$answer" in bestmove*) echo "$answer"; break ;; esac
           done ;;
         hostile) printf 'misbehave.sh: \033]0;pwned\007\033[2J\033[31mred\n' >&2; exit 3 ;;
+        setsidcrash) exit 3 ;;
+        twice)
+          echo "$line" >&"${helper[1]}"
+          while read -r answer <&"${helper[0]}"; do
+            case "$answer" in bestmove*) echo "$answer"; echo "$answer"; break ;; esac
+          done ;;
+        stderrflood)
+          head -c 2097152 /dev/zero | tr '\0' e >&2
+          echo "$line" >&"${helper[1]}"
+          while read -r answer <&"${helper[0]}"; do
+            case "$answer" in bestmove*) echo "$answer"; break ;; esac
+          done ;;
       esac ;;
     quit) exit 0 ;;
   esac

@@ -12,9 +12,15 @@
 //!
 //! **Processes.** The agents built from one spec share a pool: each game thread keeps one process
 //! per seat between games (`ucinewgame` starts the next), so a tournament starts each engine once
-//! per thread, not once per game. A process is started in its own process group, killed with the
-//! group when the pool goes (the entrant of a tournament, a Python `Agent`), and killed by the
-//! kernel if the thread that started it dies (`PR_SET_PDEATHSIG`): no engine outlives its referee.
+//! per thread, not once per game. A process is started in its own process group and as the
+//! subreaper of its own descendants, killed with all it started when the pool goes (the entrant of
+//! a tournament, a Python `Agent`), and killed by the kernel if the thread that started it dies
+//! (`PR_SET_PDEATHSIG`): no engine outlives its referee. What remains possible (a crashed
+//! engine's orphans outside the `awale` binary, a SIGKILLed referee's grandchildren) is in
+//! `src/agents/engine/tree.rs` and docs/engines.md.
+//!
+//! **Stale answers.** Before every `go` the referee sends `isready` and reads up to `readyok`: a
+//! `bestmove` there (a second answer, one before `go`) is a fault, never the next move.
 //!
 //! **Rules.** The dialect writes 2-player boards of 6 houses. An engine says which rule sets it
 //! plays in a combo option `UCI_Variant` (it is set before the first game); one that lists none
@@ -33,14 +39,16 @@
 
 mod process;
 mod settings;
+mod tree;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
-pub use process::{log_path, MAX_LINE, MAX_LINES};
+pub use process::{log_path, LOG_FULL, MAX_LINE, MAX_LINES, MAX_LOG};
 pub use settings::{EngineSettings, MAX_ENGINES_FILE};
+pub use tree::become_subreaper;
 
 use self::process::{Process, ReadFault};
 use super::kind::AgentKind;
@@ -197,15 +205,6 @@ impl EngineAgent {
         Ok(())
     }
 
-    /// Sends `ucinewgame` and waits for `readyok`.
-    fn new_game(&mut self) -> std::result::Result<(), String> {
-        let init = Duration::from_millis(self.settings.init_ms);
-        let p = self.process.as_mut().ok_or("no process")?;
-        p.drain()?;
-        p.send(&Command::NewGame.to_string())?;
-        ready(p, init)
-    }
-
     /// The position command for `state`: the moves since the engine's last move when `state`
     /// follows from it by one move of the opponent, else a FEN.
     fn position(&mut self, state: &State) -> Command {
@@ -241,22 +240,27 @@ impl EngineAgent {
         }
     }
 
-    /// Asks the engine for its move in `state`; a fault kills the process.
+    /// Asks the engine for its move in `state`; a fault kills the process. The position (after
+    /// `ucinewgame` at a new game) is followed by `isready`, and `go` waits for `readyok`: what
+    /// the engine wrote before is read and dropped, and a `bestmove` among it (a second answer
+    /// to the last `go`, or one before this `go`) is a fault, never taken as this move.
     fn ask(&mut self, state: &State) -> std::result::Result<String, String> {
         self.connect()?;
-        if self.new_game {
-            self.new_game()?;
-            self.new_game = false;
-        }
         let position = self.position(state).to_string();
         let movetime = self.settings.movetime_ms;
         let go = Command::Go(Go {
             movetime: Some(movetime),
             ..Go::default()
         });
+        let init = Duration::from_millis(self.settings.init_ms);
         let p = self.process.as_mut().ok_or("no process")?;
-        p.drain()?;
-        p.send(&format!("{position}\n{go}"))?;
+        if self.new_game {
+            p.send(&Command::NewGame.to_string())?;
+        }
+        p.send(&position)?;
+        ready(p, init)?;
+        self.new_game = false;
+        p.send(&go.to_string())?;
         let deadline = Instant::now() + Duration::from_millis(movetime + self.settings.margin_ms);
         let mut info = uci::Info::default();
         let answer = p.read_until(
@@ -361,19 +365,32 @@ fn set_option(p: &mut Process, name: &str, value: &str) -> std::result::Result<(
     )
 }
 
-/// `isready`, then waits for `readyok`.
+/// `isready`, then waits for `readyok`, dropping the lines before it; a `bestmove` among them
+/// is a fault ([`unasked`]): no move was asked for.
 fn ready(p: &mut Process, within: Duration) -> std::result::Result<(), String> {
     p.send(&Command::IsReady.to_string())?;
-    p.read_until(
-        Instant::now() + within,
-        |l| Reply::parse(l) == Some(Reply::ReadyOk),
-        |_| {},
+    let line = p
+        .read_until(
+            Instant::now() + within,
+            |l| matches!(Reply::parse(l), Some(Reply::ReadyOk | Reply::BestMove(_))),
+            |_| {},
+        )
+        .map_err(|f| match f {
+            ReadFault::Timeout => format!("did not answer isready within {within:?}"),
+            ReadFault::Broken(r) => format!("{r} before readyok"),
+        })?;
+    match Reply::parse(&line) {
+        Some(Reply::BestMove(_)) => Err(unasked(&line)),
+        _ => Ok(()),
+    }
+}
+
+/// The fault of a `bestmove` that answers no `go`.
+fn unasked(line: &str) -> String {
+    format!(
+        "wrote '{}' when no move was asked for (a second answer to a go, or one before go)",
+        crate::uci::message::excerpt(line, crate::uci::message::QUOTED_CHARS)
     )
-    .map(|_| ())
-    .map_err(|f| match f {
-        ReadFault::Timeout => format!("did not answer isready within {within:?}"),
-        ReadFault::Broken(r) => format!("{r} before readyok"),
-    })
 }
 
 /// What an `info` line said, as [`Thoughts`].

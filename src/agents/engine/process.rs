@@ -1,8 +1,9 @@
-//! One engine process: started in its own process group (so that killing it kills whatever it
-//! started), killed with the thread that started it (`PR_SET_PDEATHSIG` on Linux: no engine
-//! outlives a killed referee), its output read line by line on a thread of its own with a
-//! bounded line length and a bounded queue, its stderr appended to a log file and its last lines
-//! kept for error messages.
+//! One engine process: started in its own process group and as the subreaper of its own
+//! descendants (so that killing it kills whatever it started, see [`super::tree`]), killed with
+//! the thread that started it (`PR_SET_PDEATHSIG` on Linux: no engine outlives a killed
+//! referee), its output read line by line on a thread of its own with a bounded line length and
+//! a bounded queue, its stderr appended to a log file of at most [`MAX_LOG`] bytes and its last
+//! lines kept for error messages.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -19,6 +20,13 @@ pub const MAX_LINE: usize = 64 * 1024;
 pub const MAX_LINES: usize = 100_000;
 /// How much of an engine's stderr is kept for error messages (bytes).
 const STDERR_TAIL: usize = 2048;
+/// The most an engine's stderr log file grows to (bytes, 16 MiB): what the engine writes past
+/// it is dropped, after one note line ([`LOG_FULL`]). Its last lines are still kept for
+/// messages.
+pub const MAX_LOG: u64 = 16 * 1024 * 1024;
+/// The line written once when a log reaches [`MAX_LOG`].
+pub const LOG_FULL: &str =
+    "\n[awale: this log reached 16 MiB; the rest of the engine's stderr is dropped]\n";
 
 /// A line of an engine's output, or how its output ended.
 enum Line {
@@ -54,6 +62,11 @@ pub(super) struct Process {
 impl Process {
     /// Starts `cmd args…`, its stderr appended to `log` when given.
     pub(super) fn start(cmd: &str, args: &[String], log: Option<&Path>) -> Result<Process, String> {
+        // The log first: a path that cannot be one (a FIFO, a link) starts nothing.
+        let log_file = match log {
+            Some(path) => Some(LogFile::open(path)?),
+            None => None,
+        };
         let mut command = Command::new(cmd);
         command
             .args(args)
@@ -69,6 +82,7 @@ impl Process {
             unsafe {
                 command.pre_exec(|| {
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    super::tree::subreaper_in_child();
                     Ok(())
                 });
             }
@@ -79,9 +93,17 @@ impl Process {
             .join(" ");
         // An engines file gives the command: printed in errors, so escaped.
         let shown = crate::uci::printable(&shown).into_owned();
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot start '{shown}': {e}"))?;
+        let mut child = {
+            // Started and registered under the sweep's lock: never taken for an orphan.
+            let mut engines = super::tree::lock();
+            let child = command
+                .spawn()
+                .map_err(|e| format!("cannot start '{shown}': {e}"))?;
+            if let Ok(pid) = i32::try_from(child.id()) {
+                super::tree::register(&mut engines, pid);
+            }
+            child
+        };
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let stderr = child.stderr.take().ok_or("no stderr")?;
@@ -108,7 +130,7 @@ impl Process {
                 }
             });
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let log_file = Arc::new(Mutex::new(None));
+        let log_file = Arc::new(Mutex::new(log_file));
         let (tail, to_log) = (stderr_tail.clone(), log_file.clone());
         let stderr_done = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let done = stderr_done.clone();
@@ -128,12 +150,6 @@ impl Process {
             reaped: false,
             command: shown,
         };
-        if let Some(path) = log {
-            if let Err(e) = process.set_log(path) {
-                process.kill();
-                return Err(e);
-            }
-        }
         if let Err(e) = spawned.and(spawned_err) {
             process.kill();
             return Err(format!("cannot start a reader thread: {e}"));
@@ -144,10 +160,10 @@ impl Process {
     /// Appends its stderr to `path` from now on (the file and its folder are created).
     pub(super) fn set_log(&mut self, path: &Path) -> Result<(), String> {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        if log.as_ref().is_some_and(|(p, _)| p == path) {
+        if log.as_ref().is_some_and(|l| l.path == path) {
             return Ok(());
         }
-        *log = Some((path.to_path_buf(), open_log(path)?));
+        *log = Some(LogFile::open(path)?);
         Ok(())
     }
 
@@ -157,14 +173,6 @@ impl Process {
         writeln!(stdin, "{line}")
             .and_then(|_| stdin.flush())
             .map_err(|e| format!("closed its input ({e}){}", self.exit_note()))
-    }
-
-    /// Drops whatever the engine wrote that nobody read (info lines after a `bestmove`).
-    pub(super) fn drain(&mut self) -> Result<(), String> {
-        while let Ok(line) = self.lines.try_recv() {
-            self.check(line)?;
-        }
-        Ok(())
     }
 
     /// Reads lines until `done` accepts one (returns it), by `deadline`; `seen` is called on
@@ -247,9 +255,13 @@ impl Process {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// Asks it to quit (`quit`, then up to `grace`), then kills its whole process group and
-    /// reaps it.
+    /// Kills what it started (while it still holds it: once it exits, its orphans leave its
+    /// tree), asks it to quit (`quit`, then up to `grace`), then kills its whole process group
+    /// and reaps it.
     pub(super) fn quit(mut self, grace: Duration) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            super::tree::kill_tree(pid);
+        }
         let _ = self.send("quit");
         self.stdin = None;
         let until = Instant::now() + grace;
@@ -259,25 +271,40 @@ impl Process {
             }
             std::thread::sleep(Duration::from_millis(2));
         }
+        // What it started while it was asked to quit, if it still runs (`kill` does it).
         self.kill();
     }
 
-    /// Kills its process group at once and reaps it.
+    /// Kills it at once with everything it started — its descendants (while it still holds
+    /// them), its process group — and reaps it; in a subreaper, also what engines left behind
+    /// when they exited (see [`super::tree`]).
     pub(super) fn kill(&mut self) {
-        self.stdin = None;
         if self.reaped {
+            self.stdin = None;
             return;
         }
         self.reaped = true;
-        #[cfg(unix)]
-        if let Ok(pid) = i32::try_from(self.child.id()) {
+        let pid = i32::try_from(self.child.id()).ok();
+        if let Some(pid) = pid {
+            // Its input still open: an engine that exits at the end of its input (most do)
+            // would let its tree go before it is walked.
+            super::tree::kill_tree(pid);
+        }
+        self.stdin = None;
+        if let Some(pid) = pid {
+            #[cfg(unix)]
             // SAFETY: a plain system call; the group is the engine's own (`process_group(0)`).
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
         let _ = self.child.kill();
+        let mut engines = super::tree::lock();
         let _ = self.child.wait();
+        if let Some(pid) = pid {
+            super::tree::forget(&mut engines, pid);
+        }
+        super::tree::sweep_orphans(&engines);
     }
 }
 
@@ -295,19 +322,55 @@ pub(super) enum ReadFault {
     Broken(String),
 }
 
-fn open_log(path: &Path) -> Result<std::fs::File, String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("cannot open the engine log {}: {e}", path.display()))
+/// An engine's stderr log: appended to, up to [`MAX_LOG`] bytes.
+struct LogFile {
+    path: PathBuf,
+    file: std::fs::File,
+    /// Reached [`MAX_LOG`]: nothing more is written.
+    full: bool,
 }
 
-type Log = Mutex<Option<(PathBuf, std::fs::File)>>;
+impl LogFile {
+    /// Opens `path` to append (its folder created): a FIFO, a device, a folder or a symbolic
+    /// link there is refused at once ([`crate::files::open_append`]), never waited on or
+    /// followed.
+    fn open(path: &Path) -> Result<LogFile, String> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let file = crate::files::open_append(path)
+            .map_err(|e| format!("cannot open the engine log {}: {e}", path.display()))?;
+        Ok(LogFile {
+            path: path.to_path_buf(),
+            file,
+            full: false,
+        })
+    }
+
+    /// Appends `bytes`, cut at [`MAX_LOG`] (the file's size, whoever wrote it: the processes
+    /// of one engine share its log), with [`LOG_FULL`] after the cut.
+    fn append(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if self.full {
+            return Ok(());
+        }
+        let len = self.file.metadata()?.len();
+        let room = MAX_LOG.saturating_sub(len);
+        // Strictly under: a file reaches the cap only by the cut below, with its note.
+        if (bytes.len() as u64) < room {
+            return self.file.write_all(bytes);
+        }
+        self.full = true;
+        if room == 0 {
+            // Full before this process wrote: the note is there already.
+            return Ok(());
+        }
+        self.file.write_all(&bytes[..room as usize])?;
+        self.file.write_all(LOG_FULL.as_bytes())
+    }
+}
+
+type Log = Mutex<Option<LogFile>>;
 
 fn copy_stderr(mut stderr: impl Read, log: &Log, tail: &Mutex<VecDeque<u8>>) {
     let mut buf = [0u8; 4096];
@@ -317,8 +380,8 @@ fn copy_stderr(mut stderr: impl Read, log: &Log, tail: &Mutex<VecDeque<u8>>) {
         }
         {
             let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((_, f)) = log.as_mut() {
-                if f.write_all(&buf[..n]).is_err() {
+            if let Some(f) = log.as_mut() {
+                if f.append(&buf[..n]).is_err() {
                     *log = None;
                 }
             }
@@ -360,5 +423,57 @@ mod tests {
         assert_eq!(line_length(&exact), MAX_LINE);
         let cut = vec![b'x'; MAX_LINE + 2];
         assert!(line_length(&cut) > MAX_LINE);
+    }
+
+    fn log_in(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("awale-log-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d.join("engines").join("bot.stderr.log")
+    }
+
+    #[test]
+    fn a_log_is_cut_at_its_cap_with_one_note() {
+        let path = log_in("cap");
+        let mut log = LogFile::open(&path).unwrap();
+        log.file.set_len(MAX_LOG - 100).unwrap();
+        log.append(&[b'a'; 60]).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), MAX_LOG - 40);
+        // Exactly the room left: cut there (a file reaches the cap only with its note).
+        log.append(&[b'b'; 40]).unwrap();
+        log.append(&[b'c'; 4096]).unwrap();
+        let full = MAX_LOG + LOG_FULL.len() as u64;
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), full);
+        // Another process of the same engine adds nothing to a full log, not even a note.
+        let mut other = LogFile::open(&path).unwrap();
+        other.append(b"more").unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), full);
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.ends_with(LOG_FULL.as_bytes()));
+        assert_eq!(bytes[MAX_LOG as usize - 41..MAX_LOG as usize - 39], *b"ab");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cut_log_of_a_real_engine_keeps_its_tail_for_messages() {
+        let path = log_in("engine");
+        // 17 MiB on stderr, then a last word.
+        let script = "head -c 17825792 /dev/zero >&2; echo last-word >&2";
+        let mut p =
+            Process::start("sh", &["-c".into(), script.into()], Some(&path)).expect("sh starts");
+        let until = Instant::now() + Duration::from_secs(60);
+        while !p.stderr_done.load(std::sync::atomic::Ordering::SeqCst) {
+            assert!(Instant::now() < until, "stderr never ended");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().len(),
+            MAX_LOG + LOG_FULL.len() as u64
+        );
+        assert!(
+            p.stderr_tail().ends_with("last-word"),
+            "{}",
+            p.stderr_tail()
+        );
+        p.kill();
     }
 }
