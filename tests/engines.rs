@@ -489,7 +489,6 @@ fn an_engine_that_crashes_in_awale_play_forfeits_and_the_person_keeps_the_game()
     });
 }
 
-#[test]
 /// `awale match` (the binary, a subreaper) with the test engine of `mode` against greedy, 2
 /// games on one thread into a fresh folder; returns the folder.
 fn binary_match(mode: &str) -> PathBuf {
