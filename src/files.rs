@@ -201,23 +201,23 @@ pub fn open_append(path: &Path) -> io::Result<File> {
 /// folder a user names (`--out`), which may well be a link to a bigger disk. Anything else at
 /// `path` is refused.
 pub fn user_dir(path: &Path) -> io::Result<()> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(meta) => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("not a folder ({}); refused", kind(&meta)),
-        )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::create_dir_all(path),
-        Err(e) => Err(e),
-    }
+    folder(path, std::fs::metadata(path))
 }
 
 /// Creates the folder `path` (and its parents) if missing; refuses it when it is a symbolic
 /// link or not a folder, so that nothing written under it lands elsewhere: for the folders a
 /// command makes inside the user's (a scorecard's `games/`).
 pub fn real_dir(path: &Path) -> io::Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => Err(symlink_refused()),
+    let meta = std::fs::symlink_metadata(path);
+    if matches!(&meta, Ok(m) if m.file_type().is_symlink()) {
+        return Err(symlink_refused());
+    }
+    folder(path, meta)
+}
+
+/// `path` is a folder as `meta` (its metadata) says, or is created when missing; else refused.
+fn folder(path: &Path, meta: io::Result<std::fs::Metadata>) -> io::Result<()> {
+    match meta {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(meta) => Err(io::Error::new(
             io::ErrorKind::InvalidInput,

@@ -272,11 +272,12 @@ pub fn run_with(
     if opts.final_eval && !(cfg.eval.opponents.is_empty() && cfg.eval.final_opponents.is_empty()) {
         let r = periodic_eval(&mut trainer, &cfg, true)?;
         log_eval(&mut log, &r);
-        std::fs::write(
-            opts.out.join("final_eval.json"),
-            serde_json::to_string_pretty(&r).unwrap_or_default(),
+        let path = opts.out.join("final_eval.json");
+        crate::files::write_replacing(
+            &path,
+            serde_json::to_string_pretty(&r).unwrap_or_default().as_bytes(),
         )
-        .map_err(|e| TrainError::io(&opts.out.join("final_eval.json"), e))?;
+        .map_err(|e| TrainError::io(&path, e))?;
         trainer.checkpoint(elapsed)?.write(&ckpt_path)?;
         summary.final_eval = Some(r);
     }
