@@ -275,7 +275,9 @@ pub fn run_with(
         let path = opts.out.join("final_eval.json");
         crate::files::write_replacing(
             &path,
-            serde_json::to_string_pretty(&r).unwrap_or_default().as_bytes(),
+            serde_json::to_string_pretty(&r)
+                .unwrap_or_default()
+                .as_bytes(),
         )
         .map_err(|e| TrainError::io(&path, e))?;
         trainer.checkpoint(elapsed)?.write(&ckpt_path)?;
