@@ -163,8 +163,8 @@ class Agent(nn.Module):
 
 
 class NumpyPolicy:
-    """The actor as NumPy arrays: `policy(observation, mask) -> house`, the signature
-    `awale.tournament` takes for a Python agent (greedy: the most likely legal action). Faster
+    """The actor as NumPy arrays: `policy(observation, mask) -> house`, the policy
+    `awale.ObservationAgent` turns into an agent (greedy: the most likely legal action). Faster
     than torch for one board at a time, and picklable."""
 
     def __init__(self, agent: Agent) -> None:
@@ -267,9 +267,8 @@ def final_tournament(
         rules=rules,
         games=games,
         seed=seed,
-        gauntlet=(name, policy),
+        gauntlet=(name, awale.ObservationAgent(policy, obs=obs)),
         out=out,
-        obs=obs,
     )
     print(result.table())
     for line in win_rates(result, name):

@@ -134,8 +134,9 @@ def main() -> None:
         logits = out["action_dist_inputs"][0].numpy()
         return int(np.argmax(np.where(mask > 0, logits, -np.inf)))
 
-    result = awale.tournament([("rllib", greedy), "random", "greedy"], rules=a.rules, games=a.games,
-                              seed=a.seed, obs=OBS, gauntlet="rllib", out=os.path.join(a.logdir, "tournament"))
+    agent = awale.ObservationAgent(greedy, obs=OBS)
+    result = awale.tournament([("rllib", agent), "random", "greedy"], rules=a.rules, games=a.games,
+                              seed=a.seed, gauntlet="rllib", out=os.path.join(a.logdir, "tournament"))
     print(result)
     print(f"trained {a.iterations} iterations in {time.time() - t0:.0f} s")
     algo.stop()

@@ -158,7 +158,7 @@ def main() -> None:
         return int(logits.argmax())
 
     result = awale.tournament(
-        [("a2c", policy), "random", "greedy"], rules=a.rules, games=a.games, seed=a.seed + 1,
+        [("a2c", awale.ObservationAgent(policy)), "random", "greedy"], rules=a.rules, games=a.games, seed=a.seed + 1,
         out=os.path.join(a.logdir, "tournament"),
     )
     print(result)

@@ -30,8 +30,12 @@ reinforcement learning, on a vectorised Rust simulator.
   in another process ``"engine:cmd=PATH"``) asked for its move in any position, with what it
   found (``agent.select(game)``, ``agent.thoughts``).
 - :func:`tournament`: Elo-rated tournaments between built-in agents (``"alphabeta:depth=4"``),
-  engines in other processes (``"engine:cmd=PATH"``, docs/engines.md) and Python callables
-  ``(observation, mask) -> house``, returning a :class:`TournamentResult`.
+  engines in other processes (``"engine:cmd=PATH"``, docs/engines.md) and Python agents,
+  returning a :class:`TournamentResult`.
+- One Python agent everywhere (:mod:`awale.agents`): an object with ``select(state) -> house``
+  or a function of a :class:`State` plays in tournaments, matches, scorecards, as an env's
+  ``opponent``, in :meth:`Tablebase.accuracy` and :func:`play`; :class:`ObservationAgent`
+  wraps a policy trained on observations (``awale.sb3.agent(model)`` for an SB3 model).
 - :func:`match`: two agents on paired openings, a fixed number of games or fishtest's sequential
   probability ratio test (stops when it knows); :func:`ladder`: the network generations of
   training runs and anchors on one Elo scale (trainer build).
@@ -75,6 +79,7 @@ from awale._core import (
     search,
 )
 from awale._common import EnvSpec
+from awale.agents import ObservationAgent
 from awale.env import AwaleEnv
 from awale.registration import ENV_IDS, register_envs
 from awale.experiments import LadderResult, MatchResult, ladder, match
@@ -99,6 +104,7 @@ __all__ = [
     "PRESETS",
     "ENV_IDS",
     "Agent",
+    "ObservationAgent",
     "AwaleEnv",
     "AwaleError",
     "AgentError",

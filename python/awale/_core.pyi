@@ -305,6 +305,13 @@ def run_tournament(
     illegal house a ``ValueError``; each names the agent, the game and the ply (of the failing
     game with the lowest index)."""
 
+def _agent_form(agent: Any, what: str) -> str:
+    """How a Python agent plays: ``"select"``, ``"state"`` or ``"obs_mask"`` (deprecated,
+    warns); ``TypeError`` when it is not an agent."""
+
+def _agent_move(agent: Any, form: str, state: State, what: str) -> int:
+    """The move of ``agent`` (played as ``form``) at ``state``, checked legal."""
+
 def run_match(
     a: Any,
     b: Any,
@@ -542,8 +549,9 @@ class Batch:
         reset_mode: ``"next_step"``, ``"same_step"`` or ``"disabled"`` (Gymnasium's modes).
         opponent: None or ``"self"`` (self-play), an agent spec (``"alphabeta:depth=2"``), a
             list of specs (a league: one member drawn per episode, see ``opponent_members``), a
-            callable ``(State) -> house`` (called with the GIL, one call at a time; when it
-            fails the call that asked raises), ``"random"``, ``"capture"`` (the largest capture) or
+            Python agent (a function ``(State) -> house`` or an object with ``select(state)``,
+            as everywhere in awale; called with the GIL, one call at a time; when it fails the
+            call that asked raises; an ``awale.Agent`` plays as its spec), ``"random"``, ``"capture"`` (the largest capture) or
             ``"greedy"`` (the tournament's greedy agent: the largest store gain net of the best
             rival's).
         learner_seat: the caller's seat against an opponent.
@@ -750,10 +758,10 @@ class Tablebase:
         self, count: int = 1000, seed: int = 1, max_seeds: Optional[int] = None
     ) -> list[State]:
         """A fixed, seeded set of positions with few seeds from games between built-in agents."""
-    def accuracy(
-        self, choose: Callable[[State], int], positions: Sequence[Union[State, str]]
-    ) -> dict[str, Any]:
-        """``{"positions", "optimal", "optimal_share", "mean_loss", "result_share"}`` of ``choose``."""
+    def accuracy(self, choose: Any, positions: Sequence[Union[State, str]]) -> dict[str, Any]:
+        """``{"positions", "optimal", "optimal_share", "mean_loss", "result_share"}`` of the
+        agent ``choose``: a function of a ``State`` returning a house, or an object with
+        ``select(state)``."""
     def __repr__(self) -> str: ...
 
 def input_scale(rules: _RulesArg, encoding: str = "compact") -> npt.NDArray[np.float32]:

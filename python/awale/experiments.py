@@ -122,8 +122,9 @@ def match(
     backend: str = "local",
     workers: Optional[int] = None,
 ) -> MatchResult:
-    """Plays ``a`` against ``b`` (specs, callables ``(obs, mask) -> int`` or ``(name, agent)``
-    tuples, as in :func:`awale.tournament`) on paired openings: each opening twice with the
+    """Plays ``a`` against ``b`` (specs, Python agents — an object with ``select(state)`` or a
+    function of an :class:`awale.State` — or ``(name, agent)`` tuples, as in
+    :func:`awale.tournament`) on paired openings: each opening twice with the
     seats swapped; statistics on pentanomial counts of pairs.
 
     Args:

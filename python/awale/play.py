@@ -1,4 +1,5 @@
-"""A game against a person in the terminal: any Python agent, a search agent included.
+"""A game against a person in the terminal: any agent (a spec, an :class:`awale.Agent`, a
+search agent, any Python agent).
 
 :func:`play` shows the board, reads the person's moves (a house in move notation, ``"c"``, or
 its index, ``"2"``; either case; ``hint`` asks alpha-beta, ``undo`` takes back to the person's
@@ -6,12 +7,12 @@ previous turn, as ``awale play`` does) and lets the agent answer::
 
     import awale
 
-    def evaluate(obs, mask):                      # any policy/value function
-        ...
-    awale.play(awale.SearchAgent(evaluate, sims=200))   # you move first; "q" quits
+    awale.play("alphabeta:depth=6")                # you move first; "q" quits
+    awale.play(lambda state: state.legal_moves()[0])  # any function of a State
+    awale.play(awale.SearchAgent(evaluate, sims=200)) # evaluate(obs, mask) -> (logits, values)
 
-Built-in agents (specs such as ``"alphabeta:depth=6"``) play against a person with the command
-``awale play`` and the browser page of ``awale serve``.
+Built-in agents also play against a person with the command ``awale play`` and the browser
+page of ``awale serve``.
 """
 
 from __future__ import annotations
@@ -21,17 +22,6 @@ from typing import Any, Callable, Optional
 from awale import _core
 
 __all__ = ["play"]
-
-
-def _agent_move(agent: Any, state: "_core.State") -> int:
-    if isinstance(agent, _core.SearchAgent):
-        return int(agent.select(state))
-    if callable(agent):
-        return int(agent(state.observation("compact"), state.action_mask()))
-    raise TypeError(
-        "opponent must be an awale.SearchAgent or a callable (observation, mask) -> house, "
-        f"got {type(agent).__name__}"
-    )
 
 
 def _movers(game: "_core.Game") -> list:
@@ -53,8 +43,10 @@ def play(
     output: Callable[[str], Any] = print,
 ) -> "_core.Game":
     """Plays one game of ``rules`` between a person (seat ``you``) and ``opponent`` (the other
-    seats): an :class:`awale.SearchAgent` or a callable ``(observation, mask) -> house`` as in
-    :func:`awale.tournament`. ``input`` and ``output`` read the person's moves and show the
+    seats): an agent spec string (``"alphabeta:depth=6"``, built as :class:`awale.Agent`), or a
+    Python agent as everywhere in awale: an object with ``select(state) -> house``
+    (:class:`awale.Agent`, :class:`awale.SearchAgent`, :class:`awale.ObservationAgent`) or a
+    function of an :class:`awale.State` returning a house. ``input`` and ``output`` read the person's moves and show the
     game (the terminal by default). Returns the :class:`awale.Game`, finished or left when the
     person types ``q``. ``hint`` shows :meth:`awale.Game.hint`'s move and what it found;
     ``undo`` takes back the moves since the person's last one, and that one. A move that cannot
@@ -62,6 +54,9 @@ def play(
     raises ``ValueError``."""
     game = _core.Game(rules)
     players = game.rules.players
+    if isinstance(opponent, str):
+        opponent = _core.Agent(opponent, game.rules)
+    form = _core._agent_form(opponent, "opponent")
     if not isinstance(you, int) or not 0 <= you < players:
         raise ValueError(f"you must be a seat from 0 to {players - 1}, got {you!r}")
     while not game.is_over:
@@ -98,9 +93,7 @@ def play(
             except (ValueError, TypeError) as e:
                 output(f"not a legal move: {e}")
             continue
-        h = _agent_move(opponent, state)
-        if h not in state.legal_moves():
-            raise ValueError(f"the agent chose house {h}, which is not a legal move ({state.legal_moves()})")
+        h = _core._agent_move(opponent, form, state, "opponent")
         output(f"player {mover} plays {state.move_text(h)}")
         game.apply(h)
     output(game.state.render())

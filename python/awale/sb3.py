@@ -151,3 +151,68 @@ class AwaleSB3VecEnv(VecEnv):
 
     def get_images(self) -> Sequence[Optional[np.ndarray]]:
         return [None for _ in range(self.num_envs)]
+
+
+def agent(
+    model: Any,
+    obs: str = "compact",
+    *,
+    scale: str = "raw",
+    dtype: str = "float32",
+    deterministic: bool = True,
+    name: Optional[str] = None,
+) -> Any:
+    """A trained Stable-Baselines3 model (PPO, DQN, sb3-contrib's ``MaskablePPO``...) as an
+    awale agent, for :func:`awale.tournament`, :func:`awale.scorecard`, an env's ``opponent=``
+    and everything else that plays::
+
+        card = awale.scorecard(awale.sb3.agent(model, obs="onehot:16"), rules="abapa")
+
+    ``obs``, ``scale`` and ``dtype`` are the ``obs=``, ``obs_scale=`` and ``obs_dtype=`` the
+    model was trained with (``ValueError`` at the first move when the model's observation shape
+    says otherwise). Each move is ``model.predict(observation, deterministic=...)`` on the
+    observation the env gives for that position, with ``action_masks=`` when the model takes
+    it (``MaskablePPO``); a model without masks whose predicted move is illegal plays its most
+    probable legal move instead (the policy's distribution, masked). Returns an
+    :class:`awale.ObservationAgent`.
+    """
+    import inspect
+
+    from awale.agents import ObservationAgent
+
+    if not hasattr(model, "predict"):
+        raise TypeError(f"model must be a Stable-Baselines3 model, got {type(model).__name__}")
+    masks = "action_masks" in inspect.signature(model.predict).parameters
+    shape = tuple(getattr(model.observation_space, "shape", ()) or ())
+
+    def policy(o: np.ndarray, mask: np.ndarray) -> int:
+        if shape and o.shape != shape:
+            raise ValueError(
+                f"the model takes observations of shape {shape}, obs={obs!r} gives {o.shape}: "
+                "pass the obs= (and obs_scale=, obs_dtype=) the model was trained with, e.g. "
+                "awale.sb3.agent(model, obs='onehot:16')"
+            )
+        kwargs = {"action_masks": mask.astype(bool)} if masks else {}
+        action, _ = model.predict(o, deterministic=deterministic, **kwargs)
+        house = int(np.asarray(action).reshape(()))
+        if mask[house]:
+            return house
+        return _most_probable_legal(model, o, mask)
+
+    return ObservationAgent(
+        policy, obs, scale=scale, dtype=dtype, name=name or type(model).__name__
+    )
+
+
+def _most_probable_legal(model: Any, o: np.ndarray, mask: np.ndarray) -> int:
+    """The legal house the model's policy gives the highest probability (or Q-value)."""
+    import torch
+
+    tensor, _ = model.policy.obs_to_tensor(o)
+    with torch.no_grad():
+        if hasattr(model.policy, "get_distribution"):
+            scores = model.policy.get_distribution(tensor).distribution.probs
+        else:  # DQN: the Q-values
+            scores = model.policy.q_net(tensor)
+    s = scores.cpu().numpy().reshape(-1)
+    return int(np.argmax(np.where(mask.astype(bool), s, -np.inf)))

@@ -9,7 +9,8 @@ that anyone can compare with another card of the same ``protocol_id``::
     import awale
     card = awale.scorecard("alphabeta:depth=5", rules="abapa")
     print(card.rating, card.interval, card.protocol_id)
-    card = awale.scorecard(lambda obs, mask: int(mask.argmax()), rules="abapa")
+    card = awale.scorecard(lambda state: state.legal_moves()[0], rules="abapa")
+    card = awale.scorecard(awale.sb3.agent(model, obs="onehot:16"), rules="abapa")  # SB3
 """
 
 from __future__ import annotations
@@ -88,8 +89,10 @@ def scorecard(
 
     Args:
         agent: a spec string (``"alphabeta:depth=5"``, ``"nn:baseline=abapa"``), a path to a
-            network file (rated as ``nn:path=FILE``), a callable ``(observation, mask) -> int``
-            (as in :func:`awale.tournament`), an :class:`awale.SearchAgent`, or a
+            network file (rated as ``nn:path=FILE``), a Python agent as in
+            :func:`awale.tournament` (an object with ``select(state) -> house``, such as
+            :class:`awale.SearchAgent` or :class:`awale.ObservationAgent` for a policy trained
+            on observations, or a function of an :class:`awale.State`), or a
             ``(name, agent)`` tuple.
         rules: one of the protocol's rule sets: ``abapa``, ``awale``, ``wari``, ``oware3``,
             ``oware4``, ``oware6``.
@@ -99,7 +102,8 @@ def scorecard(
         tables: a folder of endgame tables (12 seeds) for the endgame yardstick.
         protocol: the text of another protocol file (TOML, the layout of the built-in one),
             e.g. a small one for a test.
-        obs: the observation encoding given to callables.
+        obs: the observation encoding given to a deprecated ``(observation, mask)`` callable
+            (an :class:`awale.ObservationAgent` carries its own).
         progress: True for a progress bar, or a function ``(done, scheduled)``.
 
     Raises:

@@ -1,4 +1,4 @@
-"""Tournaments between built-in agents and Python callables, rated by Elo.
+"""Tournaments between built-in agents and Python agents, rated by Elo.
 
 :func:`tournament` plays a round-robin (or a gauntlet) on the Rust engine, the same as the
 ``awale tournament`` command: paired random openings played from every seat, games in parallel
@@ -8,10 +8,10 @@ with ``out=`` every game saved at once so that an interrupted run resumes. It re
 
 Example::
 
-    import numpy as np, awale
+    import awale
 
-    def leftmost(obs, mask):            # obs: float32 observation from the mover's view,
-        return int(np.flatnonzero(mask)[0])   # mask: int8 legal houses; returns a house
+    def leftmost(state):                # an agent: a function of an awale.State
+        return state.legal_moves()[0]   # returns a house (0-based in the mover's row)
 
     result = awale.tournament(
         ["random", "greedy", "alphabeta:depth=4", ("leftmost", leftmost)],
@@ -21,9 +21,10 @@ Example::
     result.ratings[0]["name"]           # the strongest agent
     result.crosstable                   # (n, n) points of row against column, in result.names order
 
-Python callables are called one at a time (per callable) while built-in agents play in parallel,
-so a callable that keeps state between calls, or releases the GIL inside (an SB3
-``model.predict``), is safe with any ``threads``. A callable that is safe to call from several
+Python agents (an object with ``select(state) -> house``, or a function of a state; see
+:mod:`awale.agents`) are called one at a time (per agent) while built-in agents play in
+parallel, so an agent that keeps state between calls, or releases the GIL inside (an SB3
+``model.predict``), is safe with any ``threads``. An agent that is safe to call from several
 threads at once says so with an attribute ``thread_safe = True`` and is then called in parallel.
 """
 
@@ -49,16 +50,18 @@ from typing import (
 import numpy as np
 
 from awale import _core
+from awale.agents import AgentLike
 
 if TYPE_CHECKING:
     from awale._core import _GameRun
 
 __all__ = ["tournament", "TournamentResult", "AgentCallable", "AgentArg"]
 
-#: A Python agent: ``(observation float32 array, mask int8 array) -> house index``.
-AgentCallable = Callable[[np.ndarray, np.ndarray], int]
-#: An agent argument: a spec string, a callable, or a ``(name, callable)`` tuple.
-AgentArg = Union[str, AgentCallable, Tuple[str, Union[AgentCallable, str]]]
+#: A Python agent: an object with ``select(state) -> house`` or a function of an
+#: :class:`awale.State` returning a house (the ``(observation, mask)`` form is deprecated).
+AgentCallable = AgentLike
+#: An agent argument: a spec string, a Python agent, or a ``(name, agent)`` tuple.
+AgentArg = Union[str, AgentLike, Tuple[str, Union[AgentLike, str]]]
 
 
 #: The keys of each ``TournamentResult.ratings`` entry, in order.
@@ -336,13 +339,15 @@ def tournament(
 
     Args:
         agents: a list of agents, each a spec string (``"random"``, ``"greedy"``,
-            ``"alphabeta:depth=4"``, ``"mcts:sims=200"``; ``name=`` renames one), a Python
-            callable ``(observation, mask) -> int`` (named ``"python_<i>"`` after its position),
-            or a ``(name, callable)`` tuple; or one comma-separated spec string as the CLI takes.
-            The callable gets the position from the mover's view as a float32 array (``obs``
-            encoding) and the legal houses as an int8 0/1 array, and returns a house index.
-            It is called by one thread at a time unless it has an attribute
-            ``thread_safe = True``.
+            ``"alphabeta:depth=4"``, ``"mcts:sims=200"``; ``name=`` renames one), a Python agent
+            (an object with ``select(state) -> house``, such as :class:`awale.Agent`,
+            :class:`awale.SearchAgent` or :class:`awale.ObservationAgent`, named by its
+            ``name`` attribute; or a function of an :class:`awale.State` returning a house,
+            named ``"python_<i>"`` after its position), or a ``(name, agent)`` tuple; or one
+            comma-separated spec string as the CLI takes. A Python agent is called by one
+            thread at a time unless it has an attribute ``thread_safe = True``. A callable
+            ``(observation, mask) -> house`` (two required parameters) still plays, with a
+            ``DeprecationWarning``: wrap it in :class:`awale.ObservationAgent`.
         rules: a rules spec or ``awale.Rules`` (multi-player rules such as ``"oware3"`` work).
         games: games per pairing (best a multiple of 2, or of twice the number of players
             with 3 or more: each opening is played in every seat of both seating orders).
@@ -351,13 +356,14 @@ def tournament(
         threads: worker threads (0: one per core); results do not depend on it.
         max_plies: cut games off after this many plies, scored by the stores (0: the rules').
         gauntlet: play only the pairings that include this agent (a listed agent's name, or an
-            agent in any of the forms above, added first if new; an unnamed callable is
+            agent in any of the forms above, added first if new; an unnamed function is
             ``"python_gauntlet"``).
         anchor: the agent whose rating is fixed (default ``random`` if it plays, else the first).
         out: a folder for ``games.jsonl`` (every finished game, appended at once) and the result
             files; the same call again resumes, playing only the missing games.
-        obs: the observation encoding for callables: ``"compact"``, ``"onehot[:L]"`` or
-            ``"thermometer[:L]"``.
+        obs: the observation encoding given to deprecated ``(observation, mask)`` callables:
+            ``"compact"``, ``"onehot[:L]"`` or ``"thermometer[:L]"`` (an
+            :class:`awale.ObservationAgent` carries its own).
         progress: True for a progress bar (tqdm when installed, else a line on stderr), or a
             function ``(games_done, games_scheduled)`` called as games finish (``games_done``
             counts the games of earlier runs in ``out``). The function returning ``False``
@@ -380,16 +386,16 @@ def tournament(
 
     Raises:
         ValueError: a bad spec, rules, name or setting, an ``out`` folder that holds a different
-            tournament, or a callable that returned an illegal house (the message names the
+            tournament, or an agent that returned an illegal house (the message names the
             agent, the game and the ply; with several failures, those of the failing game with
             the lowest index, whatever ``threads``).
-        TypeError: arguments of the wrong type, or a callable that returned a non-int.
-        RuntimeError: a callable raised; its exception is the ``__cause__``.
+        TypeError: arguments of the wrong type, or an agent that returned a non-int.
+        RuntimeError: an agent raised; its exception is the ``__cause__``.
 
-    Games run on Rust threads; callables are called with the GIL held, so they should be quick,
-    and one call at a time per callable unless it declares ``thread_safe = True`` (set it only
-    when concurrent calls cannot interfere, e.g. a pure function that releases the GIL).
-    Results do not depend on ``threads`` as long as callables are pure functions of their
+    Games run on Rust threads; Python agents are called with the GIL held, so they should be
+    quick, and one call at a time per agent unless it declares ``thread_safe = True`` (set it
+    only when concurrent calls cannot interfere, e.g. a pure function that releases the GIL).
+    Results do not depend on ``threads`` as long as agents are pure functions of their
     arguments. Ctrl-C stops the tournament cleanly and raises ``KeyboardInterrupt`` (finished
     games stay in ``out``; the same call resumes).
     """
@@ -402,11 +408,11 @@ def tournament(
             obs=obs, progress=progress, anchor_rating=anchor_rating, **run,
         )
     if isinstance(agents, (bytes, bytearray)):
-        raise TypeError("agents must be a list of specs, callables or (name, callable) tuples")
+        raise TypeError("agents must be a list of specs, agents or (name, agent) tuples")
     if not isinstance(agents, str):
         if not hasattr(agents, "__iter__"):
             raise TypeError(
-                "agents must be a list of specs, callables or (name, callable) tuples, "
+                "agents must be a list of specs, agents or (name, agent) tuples, "
                 f"got {type(agents).__name__}"
             )
         agents = list(agents)

@@ -1,8 +1,9 @@
-//! A Python callable as the opponent of a batch (and so of the envs): `opponent=lambda state: …`.
+//! A Python agent as the opponent of a batch (and so of the envs): `opponent=lambda state: …`
+//! or any object with `select(state)` ([`super::py_agent`]).
 //!
 //! The batch asks for opponent moves from its worker threads with the GIL released; each call
-//! takes the GIL back, one call at a time (a callable that releases the GIL inside, as torch
-//! does, is never re-entered). The callable gets an `awale.State` and returns a house. When it
+//! takes the GIL back, one call at a time (an agent that releases the GIL inside, as torch
+//! does, is never re-entered). The agent gets an `awale.State` and returns a house. When it
 //! raises, returns something other than an int, or returns an illegal house, the board plays its
 //! lowest legal house instead, no more calls are made in that operation, and the batch call
 //! (`step`, `reset`, …) raises: the callable's exception, or a `TypeError`/`ValueError` naming
@@ -10,21 +11,20 @@
 
 use std::sync::Mutex;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
-use super::game::PyState;
+use super::py_agent::{self, Form};
 use super::type_name;
-use crate::batch::Policy;
-use crate::notation::format_move;
+use crate::batch::{ObsEncoding, Policy};
 use crate::rules::Rules;
 use crate::state::State;
 
-/// A Python callable playing the opponent seats.
+/// A Python agent playing the opponent seats.
 pub(crate) struct CallablePolicy {
     name: String,
     callable: Py<PyAny>,
+    form: Form,
     /// One call at a time; taken before the GIL (never the other way round).
     serial: Mutex<()>,
     /// The first failure of the current operation.
@@ -38,15 +38,19 @@ impl std::fmt::Debug for CallablePolicy {
 }
 
 impl CallablePolicy {
-    /// `callable` as an opponent, named `python:<its __qualname__>`.
-    pub(crate) fn new(callable: &Bound<'_, PyAny>) -> CallablePolicy {
-        let qualname = callable
-            .getattr("__qualname__")
-            .and_then(|q| q.extract::<String>())
-            .unwrap_or_else(|_| type_name(callable));
+    /// `agent` (played as `form`) as an opponent, named `python:<its name>` (its `name`
+    /// attribute, else its `__qualname__`, else its type).
+    pub(crate) fn new(agent: &Bound<'_, PyAny>, form: Form) -> CallablePolicy {
+        let name = py_agent::own_name(agent).unwrap_or_else(|| {
+            agent
+                .getattr("__qualname__")
+                .and_then(|q| q.extract::<String>())
+                .unwrap_or_else(|_| type_name(agent))
+        });
         CallablePolicy {
-            name: format!("python:{qualname}"),
-            callable: callable.clone().unbind(),
+            name: format!("python:{name}"),
+            callable: agent.clone().unbind(),
+            form,
             serial: Mutex::new(()),
             error: Mutex::new(None),
         }
@@ -57,34 +61,11 @@ impl CallablePolicy {
         self.error.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    fn call(&self, py: Python<'_>, rules: &Rules, state: &State, legal: u16) -> PyResult<usize> {
-        let arg = Bound::new(py, PyState::new_from(*rules, *state))?;
-        let v = self.callable.bind(py).call1((arg,))?;
-        if v.is_instance_of::<pyo3::types::PyBool>() {
-            return Err(PyTypeError::new_err(format!(
-                "opponent {} returned a bool, not a house",
-                self.name
-            )));
-        }
-        let h: i64 = v.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "opponent {} must return a house (int), got {}",
-                self.name,
-                type_name(&v)
-            ))
-        })?;
-        if !(0..16).contains(&h) || legal & (1 << h) == 0 {
-            let legal_text: Vec<String> = (0..16)
-                .filter(|i| legal & (1 << i) != 0)
-                .map(|i| format!("{i} ({})", format_move(rules, state.to_move(), i)))
-                .collect();
-            return Err(PyValueError::new_err(format!(
-                "opponent {} returned house {h}, which is not a legal move (legal: {})",
-                self.name,
-                legal_text.join(", ")
-            )));
-        }
-        Ok(h as usize)
+    fn call(&self, py: Python<'_>, rules: &Rules, state: &State) -> PyResult<usize> {
+        let agent = self.callable.bind(py);
+        let ret = py_agent::ask(agent, self.form, rules, state, ObsEncoding::Compact)?;
+        py_agent::house_of(&ret, rules, state)
+            .map_err(|bad| bad.into_err(&format!("opponent {} ", self.name)))
     }
 }
 
@@ -100,7 +81,7 @@ impl Policy for CallablePolicy {
         if error.is_some() {
             return fallback;
         }
-        match Python::attach(|py| self.call(py, rules, state, legal)) {
+        match Python::attach(|py| self.call(py, rules, state)) {
             Ok(h) => h,
             Err(e) => {
                 *error = Some(e);

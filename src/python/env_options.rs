@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::callable_policy::CallablePolicy;
+use super::py_agent;
 use super::{rules_arg, seed_arg, type_name, value_error, PyRules};
 use crate::batch::{ObsDtype, Opponent};
 use crate::env_spec::{find_option, EnvConfig, OptionDef, OptionKind, OPTIONS, SPACE_OPTIONS};
@@ -215,8 +216,9 @@ pub(crate) mod kinds {
         }
         Err(PyTypeError::new_err(format!(
             "opponent must be a name ('self', 'random', 'capture', 'greedy'), an agent spec such \
-             as 'alphabeta:depth=2', a list of those (a league: one drawn per episode), or a \
-             callable taking a State and returning a house; got {}",
+             as 'alphabeta:depth=2', a list of those (a league: one drawn per episode), or an \
+             agent (a function of a State returning a house, or an object with select(state)); \
+             got {}",
             type_name(o)
         )))
     }
@@ -225,7 +227,7 @@ pub(crate) mod kinds {
 /// Reads options given by keyword through the table: every option `flavour` takes starts at
 /// the flavour's default and is read, in table order (rules before the opponent), from
 /// `given`; a key the flavour does not take is a `TypeError` naming it, as Python's own.
-/// Returns the configuration and the opponent when it is a Python callable.
+/// Returns the configuration and the opponent when it is a Python agent.
 pub(crate) fn read_options(
     flavour: &str,
     owner: &str,
@@ -245,11 +247,23 @@ pub(crate) fn read_options(
         let value = given.iter().find(|(k, _)| k == opt.key).map(|(_, v)| v);
         match (opt.kind, value) {
             (OptionKind::Rules, Some(v)) if !v.is_none() => cfg.batch.rules = rules_arg(v)?,
-            (OptionKind::Opponent, Some(v)) if v.is_callable() => {
-                let policy = Arc::new(CallablePolicy::new(v));
-                cfg.batch.opponent = Opponent::Policy(policy.clone());
-                callable = Some(policy);
+            // An `awale.Agent` plays as its spec (in Rust, no GIL); any other Python agent
+            // through the GIL.
+            (OptionKind::Opponent, Some(v)) if v.cast::<super::agent::PyAgent>().is_ok() => {
+                let spec = v.cast::<super::agent::PyAgent>()?.get().spec.to_string();
+                (opt.parse)(&mut cfg, &spec, &registry).map_err(value_error)?;
             }
+            (OptionKind::Opponent, Some(v)) if !v.is_none() => match py_agent::form_of(v)? {
+                Some(form) => {
+                    let policy = Arc::new(CallablePolicy::new(v, form));
+                    cfg.batch.opponent = Opponent::Policy(policy.clone());
+                    callable = Some(policy);
+                }
+                None => {
+                    let text = kinds::text_of(opt, v, flavour)?;
+                    (opt.parse)(&mut cfg, &text, &registry).map_err(value_error)?;
+                }
+            },
             (_, Some(v)) => {
                 let text = kinds::text_of(opt, v, flavour)?;
                 (opt.parse)(&mut cfg, &text, &registry).map_err(value_error)?;

@@ -27,6 +27,7 @@ mod evaluator;
 mod game;
 mod game_run;
 mod network;
+mod py_agent;
 mod search;
 mod tablebase;
 mod tournament;
@@ -464,6 +465,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(input_scale, m)?)?;
     m.add_function(wrap_pyfunction!(game::parse_position, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_tournament, m)?)?;
+    m.add_function(wrap_pyfunction!(py_agent::agent_form, m)?)?;
+    m.add_function(wrap_pyfunction!(py_agent::agent_move, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_match, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::run_scorecard, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::scorecard_markdown, m)?)?;

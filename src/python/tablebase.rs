@@ -10,7 +10,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use super::game::PyState;
+use super::py_agent;
 use super::{rules_or_default, type_name, value_error, PyRules};
+use crate::batch::ObsEncoding;
 use crate::endgame::{endgame_accuracy_of, endgame_positions};
 use crate::error::AwaleError;
 use crate::notation;
@@ -168,7 +170,8 @@ impl PyTablebase {
             .collect())
     }
 
-    /// The endgame accuracy of `choose(state) -> house` on `positions` (from
+    /// The endgame accuracy of the agent `choose` (a function of a `State` returning a house,
+    /// or an object with `select(state)`, as everywhere in awale) on `positions` (from
     /// `endgame_positions`): `{"positions", "optimal", "optimal_share", "mean_loss",
     /// "result_share"}`.
     fn accuracy<'py>(
@@ -177,35 +180,21 @@ impl PyTablebase {
         choose: &Bound<'py, PyAny>,
         positions: Vec<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        if !choose.is_callable() {
+        let Some(form) = py_agent::form_of(choose)? else {
             return Err(PyTypeError::new_err(format!(
-                "choose must be a callable taking a State and returning a house, got {}",
+                "choose must be an agent: a function of a State returning a house, or an object \
+                 with select(state); got {}",
                 type_name(choose)
             )));
-        }
+        };
         let mut states = Vec::with_capacity(positions.len());
-        let mut objects = Vec::with_capacity(positions.len());
         for p in &positions {
             states.push(position_arg(&self.table, p)?);
-            objects.push(p.clone());
         }
         let rules = *self.table.rules();
-        let call = |i: usize, s: &State| -> PyResult<usize> {
-            let arg = if objects[i].cast::<PyState>().is_ok() {
-                objects[i].clone()
-            } else {
-                Bound::new(py, PyState::new_from(rules, *s))?.into_any()
-            };
-            let v = choose.call1((arg,))?;
-            if v.is_instance_of::<pyo3::types::PyBool>() {
-                return Err(PyTypeError::new_err("choose returned a bool, not a house"));
-            }
-            v.extract::<usize>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "choose must return a house (int), got {}",
-                    type_name(&v)
-                ))
-            })
+        let call = |_i: usize, s: &State| -> PyResult<usize> {
+            let ret = py_agent::ask(choose, form, &rules, s, ObsEncoding::Compact)?;
+            py_agent::house_of(&ret, &rules, s).map_err(|bad| bad.into_err("choose "))
         };
         let mut raised: Option<PyErr> = None;
         let result = endgame_accuracy_of(&self.table, &states, |i, s| {

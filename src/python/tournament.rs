@@ -1,26 +1,26 @@
-//! `run_tournament`: a tournament between built-in agents (specs) and Python callables, the
+//! `run_tournament`: a tournament between built-in agents (specs) and Python agents, the
 //! engine of `awale.tournament` (see `python/awale/tournament.py`, which wraps the result).
 //!
-//! Games run on the tournament's worker threads with the GIL released; a Python callable is
-//! called with the GIL taken back for each of its moves, and one call at a time unless it
-//! declares itself thread-safe (an attribute `thread_safe = True`): a callable that releases the
-//! GIL inside (torch, an SB3 `predict`) and keeps state between calls would otherwise race.
+//! Games run on the tournament's worker threads with the GIL released; a Python agent
+//! ([`super::py_agent`]) is asked with the GIL taken back for each of its moves, and one call at
+//! a time unless it declares itself thread-safe (an attribute `thread_safe = True`): one that
+//! releases the GIL inside (torch, an SB3 `predict`) and keeps state between calls would
+//! otherwise race.
 //! Built-in agents play in parallel. The calling thread waits with the GIL released too, and
 //! wakes up every 100 ms to report progress and to check for Ctrl-C; both go through the
 //! tournament's observer ([`TournamentObserver`]): Ctrl-C, an exception in the progress callback
 //! or the callback returning `False` stop the run cleanly (finished games stay saved under `out`,
 //! and the same call resumes).
 //!
-//! A callable that raises, returns something other than an int, or returns an illegal house
+//! A Python agent that raises, returns something other than an int, or returns an illegal house
 //! stops the tournament with an exception naming the agent, the game and the ply (that of the
-//! failing game with the lowest index, whatever the number of threads): the callable's own
+//! failing game with the lowest index, whatever the number of threads): the agent's own
 //! exception as the cause of a `RuntimeError`, a `TypeError`, or a `ValueError`.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use numpy::PyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
@@ -28,10 +28,11 @@ use serde_json::{json, Value};
 
 use super::evaluator::{EvaluatorArg, Failure as EvalFailure};
 use super::game_run::{describe, game_run_arg, run_in_background, FailKind, Shared};
+use super::py_agent::{self, BadMove, Form};
 use super::search::PySearchAgent;
 use super::{rules_arg, type_name, value_error};
 use crate::agents::{parse_agent_list, Agent, AgentSpec, Registry, Turn};
-use crate::batch::{encode_state, ObsEncoding};
+use crate::batch::ObsEncoding;
 use crate::error::Result;
 use crate::rules::Rules;
 use crate::search::Search;
@@ -42,14 +43,15 @@ use crate::tournament::{
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-/// A Python callable `(observation, mask) -> int` as an agent.
+/// A Python agent (see [`super::py_agent`]) playing in a tournament, a match or a scorecard.
 struct PyAgent {
     name: String,
     func: Arc<Py<PyAny>>,
+    form: Form,
     enc: ObsEncoding,
     shared: Arc<Shared>,
-    /// Held around each call of a callable that is not declared thread-safe (one lock per
-    /// callable object, shared by every agent and entrant built from it).
+    /// Held around each call of an agent that is not declared thread-safe (one lock per
+    /// agent object, shared by every agent and entrant built from it).
     serial: Option<Arc<Mutex<()>>>,
 }
 
@@ -61,26 +63,14 @@ impl Agent for PyAgent {
     fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
         let (rules, state) = (turn.rules, turn.state);
         let ply = state.ply() + 1;
-        let mut obs = vec![0f32; self.enc.dim(rules)];
-        encode_state(self.enc, rules, state, &mut obs)?;
-        let legal = if state.is_over() {
-            0
-        } else {
-            state.legal_mask(rules)
-        };
-        let houses = rules.houses as usize;
-        let mask: Vec<i8> = (0..houses).map(|h| ((legal >> h) & 1) as i8).collect();
-        let legal_list =
-            || -> Vec<usize> { (0..houses).filter(|&h| legal >> h & 1 == 1).collect() };
         // Taken before the GIL (never the other way round), so that a caller waiting here does
-        // not hold the GIL that the callable in progress may need back.
+        // not hold the GIL that the call in progress may need back.
         let _serial = self
             .serial
             .as_ref()
             .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
         Python::attach(|py| {
-            let args = (PyArray1::from_vec(py, obs), PyArray1::from_vec(py, mask));
-            let ret = match self.func.bind(py).call1(args) {
+            let ret = match py_agent::ask(self.func.bind(py), self.form, rules, state, self.enc) {
                 Ok(r) => r,
                 Err(e) => {
                     let reason = format!("raised {}", describe(py, &e));
@@ -89,31 +79,14 @@ impl Agent for PyAgent {
                         .fail(&self.name, ply, reason, FailKind::Raised(e)));
                 }
             };
-            let house =
-                if ret.is_instance_of::<PyBool>() || !ret.hasattr("__index__").unwrap_or(false) {
-                    None
-                } else {
-                    ret.extract::<i64>().ok()
+            py_agent::house_of(&ret, rules, state).map_err(|bad| {
+                let kind = match bad {
+                    BadMove::Type(_) => FailKind::Type,
+                    BadMove::Value(_) => FailKind::Value,
                 };
-            let Some(h) = house else {
-                let what = ret
-                    .repr()
-                    .map(|r| r.to_string())
-                    .unwrap_or_else(|_| "?".into());
-                let reason = format!(
-                    "returned {what} ({}); it must return an int house index",
-                    type_name(&ret)
-                );
-                return Err(self.shared.fail(&self.name, ply, reason, FailKind::Type));
-            };
-            if h < 0 || h as usize >= houses || legal >> h & 1 == 0 {
-                let reason = format!(
-                    "returned house {h}, which is not a legal move (legal: {:?})",
-                    legal_list()
-                );
-                return Err(self.shared.fail(&self.name, ply, reason, FailKind::Value));
-            }
-            Ok(h as usize)
+                self.shared
+                    .fail(&self.name, ply, bad.reason().to_string(), kind)
+            })
         })
     }
 
@@ -123,9 +96,12 @@ impl Agent for PyAgent {
 /// One agent argument, read.
 enum Entry {
     Spec(AgentSpec),
+    /// A Python agent: an object with `select`, a function of a state, or (deprecated) of
+    /// `(observation, mask)`.
     Callable {
         name: String,
         func: Py<PyAny>,
+        form: Form,
     },
     /// An `awale.SearchAgent`: the guided search with its evaluator.
     Search {
@@ -153,7 +129,8 @@ impl Entry {
     }
 }
 
-/// Reads an agent: a spec string, a callable, or a `(name, callable or spec)` tuple.
+/// Reads an agent: a spec string, an `awale.Agent` (its spec), an `awale.SearchAgent`, a Python
+/// agent, or a `(name, agent)` tuple.
 fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult<Entry> {
     if let Ok(s) = obj.cast::<PyString>() {
         let spec: AgentSpec = s.to_cow()?.parse().map_err(value_error)?;
@@ -189,7 +166,7 @@ fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult
                 spec.options.push(("name".into(), name));
                 Ok(Entry::Spec(spec))
             }
-            Entry::Callable { func, .. } => Ok(Entry::Callable { name, func }),
+            Entry::Callable { func, form, .. } => Ok(Entry::Callable { name, func, form }),
             Entry::Search { agent, .. } => Ok(Entry::Search { name, agent }),
         };
     }
@@ -203,16 +180,18 @@ fn entry_arg(obj: &Bound<'_, PyAny>, what: &str, default_name: &str) -> PyResult
             agent: agent.clone().unbind(),
         });
     }
-    if obj.is_callable() {
+    if let Some(form) = py_agent::form_of(obj)? {
         return Ok(Entry::Callable {
-            name: default_name.to_string(),
+            name: py_agent::own_name(obj).unwrap_or_else(|| default_name.to_string()),
             func: obj.clone().unbind(),
+            form,
         });
     }
     Err(PyTypeError::new_err(format!(
-        "{what} must be a spec string such as 'alphabeta:depth=4', a callable \
-         (observation, mask) -> int, an awale.Agent, an awale.SearchAgent, or a (name, callable) \
-         tuple; got {}",
+        "{what} must be a spec string such as 'alphabeta:depth=4', an agent (an object with \
+         select(state) -> house, such as awale.Agent, awale.SearchAgent or \
+         awale.ObservationAgent, or a function of an awale.State returning a house), or a \
+         (name, agent) tuple; got {}",
         type_name(obj)
     )))
 }
@@ -259,17 +238,19 @@ fn entrant(
 ) -> PyResult<Entrant> {
     Ok(match entry {
         Entry::Spec(spec) => Entrant::from_spec(registry, spec, rules).map_err(value_error)?,
-        Entry::Callable { name, func } => {
+        Entry::Callable { name, func, form } => {
             let serial = if declared_thread_safe(func.bind(py), name)? {
                 None
             } else {
                 Some(serial_lock(py, locks, func))
             };
             let (name, func, sh) = (name.clone(), Arc::new(func.clone_ref(py)), shared.clone());
+            let form = *form;
             Entrant::new(name.clone(), move || {
                 Ok(Box::new(PyAgent {
                     name: name.clone(),
                     func: func.clone(),
+                    form,
                     enc,
                     shared: sh.clone(),
                     serial: serial.clone(),
@@ -458,7 +439,7 @@ pub(crate) fn run_tournament(
             .try_iter()
             .map_err(|_| {
                 PyTypeError::new_err(format!(
-                    "agents must be a list of specs, callables or (name, callable) tuples, got {}",
+                    "agents must be a list of specs, agents or (name, agent) tuples, got {}",
                     type_name(agents)
                 ))
             })?

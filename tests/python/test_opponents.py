@@ -132,9 +132,9 @@ def test_a_failing_callable_opponent_raises_from_the_call(bad, exc, match) -> No
 
 
 def test_opponent_of_the_wrong_type_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match="callable taking a State"):
+    with pytest.raises(TypeError, match="function of a State"):
         AwaleEnv("abapa", opponent=3)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="callable taking a State"):
+    with pytest.raises(TypeError, match="function of a State"):
         awale.Batch("abapa", 2, opponent=3)  # type: ignore[arg-type]
 
 

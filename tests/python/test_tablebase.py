@@ -77,7 +77,7 @@ def test_endgame_accuracy_of_a_callable(saved: str) -> None:
     assert naive["positions"] == 30 and naive["optimal"] <= 30
     assert naive["mean_loss"] >= 0.0
     assert naive["optimal_share"] <= naive["result_share"] <= 1.0
-    with pytest.raises(TypeError, match="callable"):
+    with pytest.raises(TypeError, match="function of a State"):
         table.accuracy(3, positions)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="house"):
         table.accuracy(lambda s: "A", positions)  # type: ignore[arg-type,return-value]
