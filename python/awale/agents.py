@@ -52,7 +52,8 @@ class ObservationAgent:
             ``"compact"``, ``"onehot[:L]"`` or ``"thermometer[:L]"``.
         scale: the env's ``obs_scale``: ``"raw"`` or ``"network"``.
         dtype: the env's ``obs_dtype``: ``"float32"`` or ``"uint8"``.
-        name: its name in tournaments and scorecards (default: the policy's ``__qualname__``).
+        name: its name in tournaments and scorecards (default None: named as a plain function
+            is, ``python_<i>`` after its position).
         thread_safe: set True only when the policy may be called from several threads at once
             (tournaments call it one call at a time otherwise).
 
@@ -88,7 +89,7 @@ class ObservationAgent:
         self.obs = obs
         self.scale = scale
         self.dtype = dtype
-        self.name: str = name or getattr(policy, "__qualname__", type(policy).__name__)
+        self.name: Optional[str] = name
         self.thread_safe = thread_safe
 
     def observe(self, state: "_core.State") -> "tuple[np.ndarray, np.ndarray]":
@@ -105,7 +106,8 @@ class ObservationAgent:
         return masked_move(self.policy(obs, mask), mask)
 
     def __repr__(self) -> str:
-        return f"ObservationAgent({self.name!r}, obs={self.obs!r}, scale={self.scale!r})"
+        what = self.name or getattr(self.policy, "__qualname__", type(self.policy).__name__)
+        return f"ObservationAgent({what!r}, obs={self.obs!r}, scale={self.scale!r})"
 
 
 def masked_move(answer: Any, mask: np.ndarray) -> int:

@@ -120,7 +120,7 @@ def test_every_form_scores_the_same_endgame_accuracy():
     positions = table.endgame_positions(count=20, seed=2)
     base = table.accuracy(last_legal, positions)
     assert table.accuracy(LastLegal(), positions) == base
-    assert table.accuracy(awale.Agent("alphabeta:depth=2"), positions)["positions"] == 20
+    assert table.accuracy(awale.Agent("alphabeta:depth=2", table.rules), positions)["positions"] == 20
     with pytest.warns(DeprecationWarning):
         assert table.accuracy(last_legal_obs, positions) == base
     with pytest.raises(awale.IllegalActionError, match="choose returned house 17"):
@@ -164,13 +164,13 @@ def test_observation_agent_sees_what_the_env_gives():
 
 
 def test_observation_agent_masks_scores_and_checks_its_arguments():
-    state = awale.State("abapa")
-    # One score per house: the best legal one (house 5 is made illegal by no mask here, so
-    # compare with the mask applied by hand).
+    # Houses 0 to 3 are empty: the best scores are on illegal houses, the best legal is 4.
+    state = awale.State("abapa 0,0,0,0,1,1/1,1,0,0,0,0 22,22 0")
     scores = np.arange(6, dtype=np.float32)[::-1].copy()
     agent = awale.ObservationAgent(lambda o, m: scores)
-    assert agent.select(state) == 0
-    assert agent.name == "<lambda>"
+    assert agent.select(state) == 4
+    assert agent.name is None and "lambda" in repr(agent)
+    assert awale.ObservationAgent(lambda o, m: 4, name="four").select(state) == 4
     with pytest.raises(ValueError):
         awale.ObservationAgent(lambda o, m: 0, obs="onehot:zz")
     with pytest.raises(TypeError):
