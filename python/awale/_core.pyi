@@ -59,6 +59,8 @@ __all__ = [
     "input_scale",
     "parse_position",
     "run_tournament",
+    "_agent_form",
+    "_agent_move",
     "run_match",
     "run_scorecard",
     "scorecard_markdown",
