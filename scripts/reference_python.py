@@ -54,7 +54,7 @@ def install_stand_ins() -> list[str]:
         try:
             importlib.import_module(name)
             continue
-        except ImportError:
+        except Exception:  # not installed, or installed without what it needs (Ray, no RLlib)
             pass
         parts = name.split(".")
         for i in range(1, len(parts) + 1):
