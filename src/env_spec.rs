@@ -244,8 +244,8 @@ const MAX_BOARDS_I: i64 = MAX_BOARDS as i64;
 const MAX_THREADS_I: i64 = MAX_THREADS as i64;
 
 /// The option table: every option of the Python `Batch` and environments, in one place (the
-/// pattern of [`crate::presets`]). Rules come first: the opponent is read against them. The
-/// order of the non-batch entries is that of `awale.EnvSpec`'s fields.
+/// pattern of [`crate::presets`](mod@crate::presets)). Rules come first: the opponent is read
+/// against them. The order of the non-batch entries is that of `awale.EnvSpec`'s fields.
 ///
 /// Adding an option is one entry here plus its behaviour (a [`EnvConfig`] field and what reads
 /// it); the Python `Batch` keyword, its pickling, `awale.EnvSpec`, the environments' keywords and

@@ -57,7 +57,7 @@ use crate::uci::{self, Command, Info, Start};
 pub const MAX_LINE: usize = crate::agents::engine::MAX_LINE;
 
 /// The most bytes of commands kept waiting for a search's `bestmove` (each counted with
-/// [`WAITING_OVERHEAD`]); a command beyond is dropped with an error.
+/// `WAITING_OVERHEAD`, 64 bytes); a command beyond is dropped with an error.
 pub const MAX_WAITING: usize = 1 << 20;
 
 /// What one waiting command costs besides its text (its queue entry and allocation).

@@ -127,6 +127,21 @@ def options_doc(flavour: str, indent: str = "        ", skip: Sequence[str] = ()
     return "\n".join(lines)
 
 
+def _annotation(text: str) -> Any:
+    """An option's annotation (the engine's text, ``"Optional[int]"``) as a typing object, so
+    that ``typing.get_type_hints`` and documentation tools read it in any module; the text
+    itself if it names something unknown."""
+    import typing
+
+    names: dict = {n: getattr(typing, n) for n in ("Callable", "Literal", "Optional", "Union")}
+    names.update(Sequence=Sequence, numpy=np, Rules=_core.Rules, State=_core.State)
+    names.update(int=int, str=str, bool=bool, tuple=tuple)
+    try:
+        return eval(text, {"__builtins__": {}}, names)
+    except Exception:
+        return text
+
+
 def with_options(flavour: str, skip: Sequence[str] = ()) -> Any:
     """Class decorator of an environment whose ``__init__`` takes its options as
     ``**options``: gives ``__init__`` a signature listing every option ``flavour`` takes, with
@@ -144,7 +159,7 @@ def with_options(flavour: str, skip: Sequence[str] = ()) -> Any:
                 params.append(
                     inspect.Parameter(
                         o.key, inspect.Parameter.KEYWORD_ONLY, default=o.default_for(flavour),
-                        annotation=o.annotation,
+                        annotation=_annotation(o.annotation),
                     )
                 )
         init.__signature__ = sig.replace(parameters=params)
@@ -178,7 +193,7 @@ class EnvSpec:
     Its fields are the options of the engine's table (``awale._core.env_options()``) that an
     environment takes, with their defaults: ``rules``, ``opponent``, ``learner_seat``, ``obs``,
     ``obs_dtype``, ``opening``, ``illegal``, ``render_mode``, ``copy``, ``obs_mode``,
-    ``threads`` (see :data:`OPTIONS`). Each environment builds one from its keywords
+    ``threads`` (see :func:`awale.env_options`). Each environment builds one from its keywords
     (:meth:`of`) and makes its simulator with :meth:`batch`; ``env.env_spec`` holds it.
     """
 
@@ -248,7 +263,7 @@ class EnvSpec:
         )
 
     def observation_space(self) -> Union[spaces.Box, spaces.Dict]:
-        """One board's observation space: the array's :func:`observation_box`, or with
+        """One board's observation space: the engine's ``Box`` of the array, or with
         ``obs_mode="dict"`` ``Dict(observation=<that Box>, action_mask=<mask_box>)``."""
         declared = self.spaces()
         box = observation_box(declared)

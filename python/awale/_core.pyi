@@ -5,10 +5,14 @@ with the engine's message and the error's fields as attributes (None where the e
 such field); arguments of the wrong type raise ``TypeError``.
 """
 
+# Postponed annotations: the reference (scripts/reference_python.py, pdoc) executes this file.
+from __future__ import annotations
+
 import os
 from typing import (
     Any,
     Callable,
+    ClassVar,
     Literal,
     Optional,
     Sequence,
@@ -405,6 +409,8 @@ class Rules:
 class State:
     """A position: pits, stores, player to move, ply and status."""
 
+    # Compared by value, not hashable (positions are mutable: ``apply``).
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
     def __new__(cls, position: str = "abapa") -> State:
         """Parses position notation (a lone rules spec gives the start position)."""
     @staticmethod
@@ -648,7 +654,7 @@ class Batch:
     def obs_scale(self) -> Literal["raw", "network"]: ...
     @property
     def spaces(self) -> EnvSpaces:
-        """One board's spaces, as :func:`env_spaces` gives them for this batch's options."""
+        """One board's spaces, as ``awale._core.env_spaces`` gives them for this batch's options."""
     @property
     def reset_mode(self) -> Literal["next_step", "same_step", "disabled"]: ...
     @property

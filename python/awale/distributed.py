@@ -14,7 +14,7 @@ and asks the test, which counts complete pairs in index order (the same decision
 match), and stops at the first round that decides.
 
 **Faults.** A task whose worker process or node dies is run again by Ray (up to
-:data:`TASK_RETRIES` times; each shard's games depend only on the seed, so the rerun plays
+three times, ``TASK_RETRIES``; each shard's games depend only on the seed, so the rerun plays
 the same games) and the results equal a local run's. A shard lost more often than that stops
 the run with :class:`awale.TournamentError` naming it; the games already joined stay in
 ``out``, and the same call resumes from them. An agent that raises stops the run at once.

@@ -75,6 +75,7 @@ class AwaleNet(torch.nn.Module):
         return x
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits and values (in [-1, 1]) of a batch of encoded observations."""
         h = self.features(x)
         return self.policy(h), torch.tanh(self.value(h))
 

@@ -59,9 +59,15 @@ pub const MAX_THREADS: usize = 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Machine {
     /// Self-play and gradient steps on `threads` CPU cores.
-    Cpu { threads: usize },
+    Cpu {
+        /// CPU cores for self-play and gradient steps.
+        threads: usize,
+    },
     /// Network inference and gradient steps on a GPU, the search on `threads` CPU threads.
-    Gpu { threads: usize },
+    Gpu {
+        /// CPU threads for the search.
+        threads: usize,
+    },
 }
 
 impl Machine {

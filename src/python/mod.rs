@@ -10,9 +10,9 @@
 //!   owns, one call per step for every board, with the GIL released while it runs.
 //!
 //! and `run_tournament`, the engine of `awale.tournament` (built-in agents and Python callables,
-//! see [`tournament`]).
+//! see `tournament.rs`).
 //!
-//! Every error of the crate becomes a typed exception built by one function ([`value_error`]):
+//! Every error of the crate becomes a typed exception built by one function (`value_error`):
 //! `AwaleError` (a `ValueError`) and its subclasses `RulesError`, `IllegalActionError`,
 //! `GameOverError`, `ParseError`, `ConfigError`, `AgentError` and `TournamentError`, carrying
 //! the crate's message and the error's fields (`.board`, `.action`, `.reason`, ...). Arguments

@@ -469,8 +469,6 @@ pub(crate) fn search(
     PySearchResult::new(py, &rules, &roots, &results, evaluations, batches)
 }
 
-/// Self-play games kept in flight with the guided search and an evaluator: see
-/// `awale.SelfPlay` in `python/awale/_core.pyi`.
 /// The arguments a `SelfPlay` was built with (its pickle).
 struct SelfPlayArgs {
     rules: Rules,
@@ -482,6 +480,8 @@ struct SelfPlayArgs {
     options: Option<Py<PyDict>>,
 }
 
+/// Self-play games kept in flight with the guided search and an evaluator: see
+/// `awale.SelfPlay` in `python/awale/_core.pyi`.
 #[pyclass(name = "SelfPlay", module = "awale._core")]
 pub struct PySelfPlay {
     rules: Rules,

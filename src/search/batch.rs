@@ -46,7 +46,7 @@ pub trait Forest {
 }
 
 /// The many-tree driver: one round asks each tree at most once for a leaf, evaluates the
-/// leaves in one call, and delivers them (see the [module docs](self)).
+/// leaves in one call, and delivers them (see the [module docs](crate::search)).
 #[derive(Debug, Clone, Default)]
 pub struct Rounds {
     leaves: Vec<State>,
@@ -93,7 +93,7 @@ impl Rounds {
     }
 }
 
-/// The searches of many root positions, stepped together (see the [module docs](self)).
+/// The searches of many root positions, stepped together (see the [module docs](crate::search)).
 #[derive(Debug, Clone)]
 pub struct BatchSearch {
     searches: Vec<Search>,

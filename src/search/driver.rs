@@ -15,7 +15,7 @@ use super::tree::{Tree, NONE};
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
 use crate::state::{PositionKey, State};
 
-/// One game's search tree (reused from move to move; see the [module docs](self)).
+/// One game's search tree (reused from move to move; see the [module docs](crate::search)).
 #[derive(Debug, Clone)]
 pub struct Search {
     settings: SearchSettings,

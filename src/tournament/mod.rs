@@ -57,7 +57,7 @@
 //! reports progress and handles Ctrl-C with one, the trainer's evaluation too.
 //!
 //! **Failures.** An agent that is a program in another process (`engine:`,
-//! [`Agent::forfeits`](crate::agents::Agent::forfeits)) and fails — crashes, hangs past its
+//! [`Agent::forfeits`]) and fails — crashes, hangs past its
 //! time, answers an illegal move — loses that game by forfeit ([`GameResult::forfeit`], end
 //! `forfeit`), and the run goes on. When other agents fail, the run stops with the error of the
 //! failing game with the lowest index, whatever the number of threads.

@@ -19,8 +19,10 @@ generated at import) fixes the rules::
 
 from __future__ import annotations
 
+import importlib.machinery
 import sys
 import types
+import typing
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -49,8 +51,12 @@ def _preset_module(spec: str, title: str, summary: str) -> types.ModuleType:
         return aec.raw_env(rules=kwargs.pop("rules", spec), **kwargs)
 
     for f, short in ((make_env, "env"), (make_raw_env, "raw_env")):
+        # Resolved here: the generated module has none of the names the annotations use.
+        f.__annotations__ = typing.get_type_hints(f)
         f.__name__ = f.__qualname__ = short
         f.__module__ = name
+    # A spec, so that `importlib.util.find_spec` (and documentation tools) find the module.
+    module.__spec__ = importlib.machinery.ModuleSpec(name, None)
     module.RULES = spec  # type: ignore[attr-defined]
     module.env = make_env  # type: ignore[attr-defined]
     module.raw_env = make_raw_env  # type: ignore[attr-defined]

@@ -7,8 +7,8 @@
 //!
 //! `RULES ROWS STORES TO_MOVE [PLY]`, fields separated by spaces:
 //!
-//! - `RULES`: a rules spec such as `abapa` or `wari:max_plies=200` (see [`Rules`]; a spec never
-//!   contains spaces);
+//! - `RULES`: a rules spec such as `abapa` or `wari:max_plies=200` (see
+//!   [`Rules`](crate::Rules); a spec never contains spaces);
 //! - `ROWS`: each player's houses in sowing order (house `A` first), comma separated, players
 //!   separated by `/` (player 0 first);
 //! - `STORES`: each player's captured seeds, comma separated;

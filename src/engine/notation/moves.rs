@@ -134,7 +134,7 @@ fn read_move(rules: &Rules, text: &str) -> Result<(Option<usize>, usize)> {
 /// In a 2-player game the letter's case must be the mover's (`A`–`F` for South, `a`–`f` for
 /// North). With 3 or more players the digit, when given, must be the mover's; a bare letter (in
 /// either case) means the mover's house. The move's legality in a position is not checked here
-/// (see [`State::apply`]).
+/// (see [`State::apply`](crate::State::apply)).
 ///
 /// ```
 /// use awale::notation::parse_move;

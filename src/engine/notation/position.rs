@@ -26,7 +26,7 @@ fn parse_counts(text: &str, field: &str, what: &str) -> Result<Vec<u8>> {
         .collect()
 }
 
-/// Parses a position in position notation (see the [module documentation](self)).
+/// Parses a position in position notation (see the [module documentation](crate::notation)).
 ///
 /// The position is checked: the number of rows and houses must fit the rules, the seeds on the
 /// board and in the stores must add up to the rules' total, and the player to move must exist.
@@ -166,9 +166,9 @@ pub fn parse_position(text: &str) -> Result<(Rules, State)> {
     Ok((rules, state))
 }
 
-/// Writes a position in position notation (see the [module documentation](self)); the ply count
-/// is left out when it is 0. [`parse_position`] reads it back to the same board, stores, player
-/// to move and ply.
+/// Writes a position in position notation (see the [module documentation](crate::notation)); the
+/// ply count is left out when it is 0. [`parse_position`] reads it back to the same board,
+/// stores, player to move and ply.
 ///
 /// ```
 /// use awale::notation::format_position;

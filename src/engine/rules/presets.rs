@@ -10,6 +10,9 @@
 //! Adding a preset is one entry (plus its tests); a program or a test can also add one at run
 //! time with [`register_preset`], and it then parses, prints and lists like a built-in one.
 //!
+//! [`BUILTIN_PRESETS`]: crate::rules::presets::BUILTIN_PRESETS
+//! [`register_preset`]: crate::rules::presets::register_preset
+//!
 //! ```
 //! use awale::presets::{find_preset, presets};
 //! let wari = find_preset("wari").unwrap();
