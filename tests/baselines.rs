@@ -113,3 +113,193 @@ fn the_oware6_recipe_replays_its_first_iterations_bit_for_bit() {
         "the trainer no longer reproduces the baseline's run"
     );
 }
+
+/// `awale` with `args`: whether it succeeded, and its stdout and stderr.
+fn awale_cli(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_awale"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// The moves and thoughts of `spec` over the first `plies` plies of a game of `rules`.
+fn line_of(spec: &str, rules: Rules, plies: usize) -> Vec<(usize, String, Option<u64>)> {
+    let registry = awale::train::registry();
+    let mut agent = registry.build(&spec.parse().unwrap(), &rules).unwrap();
+    agent.reset(11);
+    let mut game = Game::new(rules);
+    let mut out = Vec::new();
+    while out.len() < plies && !game.is_over() {
+        let house = agent.select(&Turn::from_game(&game)).unwrap();
+        let t = agent.thoughts().unwrap_or_default();
+        out.push((house, t.summary, t.nodes));
+        game.apply(house).unwrap();
+    }
+    out
+}
+
+/// `awale baseline export abapa` writes the manifest's play settings into the file: the file
+/// plays as `nn:path=FILE` move for move (and thought for thought) as `nn:baseline=abapa`,
+/// `awale network info` says how, the spec's own keys still win, and a file without play
+/// settings keeps the defaults (64 simulations, the config's play_kind).
+#[test]
+fn an_exported_baseline_plays_move_for_move_as_the_baseline() {
+    let dir = std::env::temp_dir().join(format!("awale-baseline-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("abapa.safetensors");
+    let path = file.to_str().unwrap();
+    let b = baseline::find("abapa").unwrap();
+    let play = b.manifest.play;
+    let (ok, text) = awale_cli(&["baseline", "export", "abapa", "--out", path]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains(&format!(
+            "{} search, {} simulations",
+            play.search, play.sims
+        )),
+        "{text}"
+    );
+    let (ok, text) = awale_cli(&["network", "info", path]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains(&format!(
+            "play      {} search, {} simulations (the file's play settings)",
+            play.search, play.sims
+        )),
+        "{text}"
+    );
+    let (ok, text) = awale_cli(&["network", "info", "--json", path]);
+    assert!(ok, "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["play"]["sims"], u64::from(play.sims));
+    assert_eq!(v["play"]["search"], play.search.to_string());
+    assert_eq!(v["play"]["from_file"], true);
+
+    let rules = Rules::abapa();
+    let baseline_line = line_of("nn:baseline=abapa", rules, 10);
+    assert_eq!(baseline_line[0].2, Some(u64::from(play.sims)));
+    assert_eq!(
+        line_of(&format!("nn:path={path}"), rules, 10),
+        baseline_line
+    );
+    // The spec's keys override the file's.
+    let short = line_of(&format!("nn:path={path},sims=5,search=gumbel"), rules, 1);
+    assert_eq!(short[0].2, Some(5));
+    // Exported again (`awale network export`), the file keeps them.
+    let again = dir.join("again.safetensors");
+    let (ok, text) = awale_cli(&["network", "export", path, "--out", again.to_str().unwrap()]);
+    assert!(ok, "{text}");
+    let line = line_of(&format!("nn:path={}", again.display()), rules, 4);
+    assert_eq!(line[..], baseline_line[..4]);
+
+    // A file without play settings: the defaults.
+    let bare = dir.join("bare.safetensors");
+    let core = b.core().unwrap().as_ref().clone().with_play(None);
+    awale::train::export::write_safetensors(&core, &bare).unwrap();
+    let (ok, text) = awale_cli(&["network", "info", bare.to_str().unwrap()]);
+    let kind = core
+        .config
+        .search
+        .play_kind
+        .unwrap_or(core.config.search.kind);
+    assert!(
+        ok && text.contains(&format!(
+            "play      {kind} search, 64 simulations (defaults: the file has no play settings)"
+        )),
+        "{text}"
+    );
+    let line = line_of(&format!("nn:path={}", bare.display()), rules, 1);
+    assert_eq!(line[0].2, Some(64));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A damaged `play` entry is refused with the reason.
+#[test]
+fn a_bad_play_entry_is_refused_with_the_reason() {
+    let b = baseline::find("abapa").unwrap();
+    let good = awale::train::export::to_safetensors(&b.core().unwrap()).unwrap();
+    // The entry as the header (JSON) quotes it; replaced by text of the same length, so that
+    // the offsets stay right.
+    let replace = |from: &str, to: &str| -> Vec<u8> {
+        assert_eq!(from.len(), to.len());
+        let at = good
+            .windows(from.len())
+            .position(|w| w == from.as_bytes())
+            .unwrap_or_else(|| panic!("no {from} in the file"));
+        let mut bad = good.clone();
+        bad[at..at + to.len()].copy_from_slice(to.as_bytes());
+        bad
+    };
+    // The manifest's settings are in the file.
+    let entry = r#"{\"sims\":256,\"search\":\"puct\"}"#;
+    assert_eq!(replace(entry, entry), good);
+    for (from, to, why) in [
+        (r#"\"sims\":256"#, r#"\"sims\":  0"#, "sims: 0"),
+        (r#"\"puct\""#, r#"\"pucx\""#, "pucx"),
+    ] {
+        let e = awale::train::export::from_safetensors(&replace(from, to))
+            .err()
+            .expect("accepted")
+            .to_string();
+        assert!(e.contains("play settings") && e.contains(why), "{e}");
+    }
+}
+
+/// The network's search gives each visited root move the mean return of the simulations
+/// through it, for the mover, as MCTS does: every value in [-1, 1], the visits and values add
+/// up to the root's value (the root's own evaluation and one value per simulation), and a move
+/// that wins the game at once is worth +1 to its mover.
+#[test]
+fn the_network_search_gives_each_root_move_its_value_for_the_mover() {
+    let registry = awale::train::registry();
+    let rules = Rules::abapa();
+    // South to move, 22 in its store: house F (one seed) sows into North's first house (two
+    // seeds) and captures three, 25 of 48, a win.
+    let win = awale::uci::parse_fen(&rules, "3-3-3-3-3-1-2-2-2-2-1-1-22-0-S").unwrap();
+    let mut after = win;
+    after.apply(&rules, 5).unwrap();
+    assert!(after.is_over() && after.winners(&rules) == vec![0]);
+    let mut positions = vec![win];
+    let mut game = Game::new(rules);
+    for h in [2, 3, 1, 4] {
+        positions.push(*game.state());
+        game.apply(h).unwrap();
+    }
+    for spec in [
+        "nn:baseline=abapa",
+        "nn:baseline=abapa,search=gumbel,sims=64",
+    ] {
+        let mut agent = registry.build(&spec.parse().unwrap(), &rules).unwrap();
+        for s in &positions {
+            agent.select(&Turn::new(&rules, s)).unwrap();
+            let t = agent.thoughts().unwrap();
+            let value = t.value.unwrap();
+            let sims = t.nodes.unwrap() as f64;
+            let mut sum = 0.0;
+            for m in &t.moves {
+                match m.value {
+                    Some(q) => {
+                        assert!(m.visits > 0 && (-1.0..=1.0).contains(&q), "{spec}: {m:?}");
+                        sum += f64::from(m.visits) * f64::from(q);
+                    }
+                    None => assert_eq!(m.visits, 0, "{spec}: {m:?}"),
+                }
+            }
+            let visits: u32 = t.moves.iter().map(|m| m.visits).sum();
+            assert_eq!(f64::from(visits), sims, "{spec}");
+            // The root's value is (its own evaluation + the simulations' values) / (sims + 1).
+            assert!(
+                (value * (sims + 1.0) - sum).abs() <= 1.0 + 1e-3,
+                "{spec}: value {value}, moves {:?}",
+                t.moves
+            );
+            if s == &win {
+                let f = t.moves.iter().find(|m| m.house == 5).unwrap();
+                assert_eq!(f.value, Some(1.0), "{spec}: {:?}", t.moves);
+            }
+        }
+    }
+}

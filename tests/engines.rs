@@ -368,6 +368,35 @@ fn an_engine_agent_plays_outside_a_tournament_and_reports_what_it_found() {
     });
 }
 
+/// An engine that writes only `info string …` (no depth, no score) while it searches: its
+/// thoughts are that text, escaped as an answer quotes it.
+#[test]
+fn an_engine_that_only_says_text_has_that_text_for_thoughts() {
+    alone(|| {
+        let rules = Rules::abapa();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/strings.py");
+        let mut spec = AgentSpec::new("engine");
+        for (k, v) in [
+            ("cmd", "python3".to_string()),
+            ("args", script.display().to_string()),
+            ("movetime", "20".into()),
+            ("margin", "2000".into()),
+            ("init", "5000".into()),
+            ("name", "strings".into()),
+        ] {
+            spec.options.push((k.into(), v));
+        }
+        let mut agent = awale::agent_kinds::available()
+            .build(&spec, &rules)
+            .unwrap();
+        let game = Game::new(rules);
+        assert_eq!(agent.select(&Turn::from_game(&game)).unwrap(), 0);
+        let t = agent.thoughts().expect("thoughts from an info string");
+        assert_eq!(t.summary, "engine: hello from strings.py", "{t:?}");
+        assert_eq!((t.value, t.depth, t.nodes), (None, None, None), "{t:?}");
+    });
+}
+
 /// The transcript of `awale engine` driven as a referee drives it (docs/engines.md shows it).
 #[test]
 fn awale_engine_speaks_the_protocol() {

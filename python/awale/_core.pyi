@@ -711,6 +711,12 @@ class Network:
     @property
     def config(self) -> str:
         """The training config (TOML) it was trained under."""
+    @property
+    def play(self) -> dict[str, Any]:
+        """How it plays as ``nn:path=FILE`` (``nn:baseline=NAME``) unless the spec says
+        otherwise: ``sims``, ``search`` (``"gumbel"``, ``"puct"``, ``"uct"``) and ``from_file``
+        (True for a baseline or a file exported from one, which carry their manifest's
+        settings; otherwise 64 simulations with the training config's ``play_kind``)."""
     def header(self) -> dict[str, Any]:
         """The JSON header of its safetensors export (format, version, rules, encoding,
         input, hidden, actions, values, input_scale)."""
@@ -723,8 +729,9 @@ class Network:
     def encode(self, states: Union[State, Sequence[State]]) -> npt.NDArray[np.float32]:
         """The network's input for a State ``(input_dim,)`` or a sequence ``(n, input_dim)``."""
     def export_safetensors(self, path: Union[str, os.PathLike[str]]) -> None:
-        """Writes the weights (PyTorch ``nn.Linear`` layout) with the header and the config in
-        the metadata; ``awale.torch.network(path)`` reads it, ``nn:path=FILE`` plays it."""
+        """Writes the weights (PyTorch ``nn.Linear`` layout) with the header, the config and
+        the play settings (a baseline's) in the metadata; ``awale.torch.network(path)`` reads
+        it, ``nn:path=FILE`` plays it as the network plays (a baseline as ``nn:baseline=``)."""
     def __repr__(self) -> str: ...
 
 @final

@@ -48,7 +48,8 @@ pub enum Sub {
         #[arg(long)]
         json: bool,
     },
-    /// Write a baseline's network as safetensors (PyTorch's layout; awale.torch reads it).
+    /// Write a baseline's network as safetensors (PyTorch's layout; awale.torch reads it), with
+    /// its play settings: the file plays as nn:path=FILE as the baseline does.
     Export {
         /// A family or a version.
         name: String,
@@ -102,12 +103,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
         Sub::Export { name, out } => {
             let b = baseline::find(&name)?;
+            // The core carries the manifest's play settings: the file plays as the baseline.
             write_safetensors(b.core()?.as_ref(), &out)?;
             outln!(
-                "wrote {} ({}): {} network; load it in Python with awale.torch.network",
+                "wrote {} ({}): {} network that plays as nn:path={} with {} search, {} simulations (as nn:baseline={}); load it in Python with awale.torch.network",
                 out.display(),
                 b.manifest.name,
-                b.manifest.rules
+                b.manifest.rules,
+                out.display(),
+                b.manifest.play.search,
+                b.manifest.play.sims,
+                b.manifest.name
             );
             Ok(())
         }

@@ -13,7 +13,10 @@ A network file is a checkpoint of `awale train` (RUN/checkpoint.ckpt), a generat
 `export` writes safetensors in PyTorch's nn.Linear layout (trunk.K.weight [out, in],
 trunk.K.bias, policy.*, value.*, score.*) with a JSON header (rules, encoding, shape, input
 scales) and the training config in its metadata: awale.torch.network(FILE) builds the module in
-Python. The input, outputs and encodings are specified in docs/observations.md.
+Python. The input, outputs and encodings are specified in docs/observations.md. A network that
+has play settings (a baseline: `awale baseline export`) carries them too, so the file plays as
+the baseline does; `info` shows how nn:path=FILE plays (a file without them: 64 simulations and
+the config's play_kind).
 
 Examples:
   awale network info runs/abapa/checkpoint.ckpt
@@ -30,8 +33,9 @@ pub struct Args {
 /// What to do with the network.
 #[derive(Debug, clap::Subcommand)]
 pub enum Sub {
-    /// Print the network's rules, encoding, shape, input scales and the SHA-256 of its
-    /// parameters (JSON with --json).
+    /// Print the network's rules, encoding, shape, how it plays as nn:path=FILE (its play
+    /// settings), its self-play search, input scales and the SHA-256 of its parameters (JSON with
+    /// --json).
     Info {
         /// The network file (checkpoint, generation or safetensors).
         #[arg(value_name = "FILE")]
@@ -58,9 +62,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let core = NetCore::load(&file)?;
             let h = header(&core);
             let params_sha256 = awale::train::baseline::params_sha256(&core);
+            let play = core.play();
             if json {
                 let mut v = serde_json::to_value(&h)?;
                 v["params_sha256"] = params_sha256.into();
+                // How `nn:path=FILE` plays it by default, and whether the file says so.
+                v["play"] = serde_json::to_value(play)?;
+                v["play"]["from_file"] = core.play_settings.is_some().into();
                 outln!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 let params: usize = core.net.param_values().len();
@@ -71,7 +79,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     "  shape     {} -> {:?} -> {} logits + {} value(s) + score ({params} parameters)",
                     h.input, h.hidden, h.actions, h.values
                 );
-                outln!("  search    {:?}", core.config.search.kind);
+                let source = if core.play_settings.is_some() {
+                    "the file's play settings"
+                } else {
+                    "defaults: the file has no play settings"
+                };
+                outln!(
+                    "  play      {} search, {} simulations ({source})",
+                    play.search,
+                    play.sims
+                );
+                outln!("  training  {} search", core.config.search.kind);
                 outln!("  params    sha256 {params_sha256}");
             }
             Ok(())

@@ -247,6 +247,20 @@ impl PyNetwork {
         self.core.config.to_toml()
     }
 
+    /// How the network plays as an agent (`nn:path=FILE`, `nn:baseline=NAME`) unless the spec
+    /// says otherwise: `{"sims": N, "search": "gumbel"|"puct"|"uct", "from_file": bool}`. A
+    /// baseline, or a file exported from one, carries its manifest's settings (`from_file`
+    /// True); another network plays 64 simulations with its training config's `play_kind`.
+    #[getter]
+    fn play<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let play = self.core.play();
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("sims", play.sims)?;
+        d.set_item("search", play.search.name())?;
+        d.set_item("from_file", self.core.play_settings.is_some())?;
+        Ok(d)
+    }
+
     /// The header a safetensors export carries (format, version, rules, encoding, shape,
     /// input scales) as a dict.
     fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -322,8 +336,8 @@ impl PyNetwork {
     }
 
     /// Writes the network to `path` as safetensors: PyTorch's `nn.Linear` layout
-    /// (`trunk.K.weight`, `policy.*`, `value.*`, `score.*`) with the header and the training
-    /// config in its metadata. `awale.torch.network(path)` builds the module; the file plays as
+    /// (`trunk.K.weight`, `policy.*`, `value.*`, `score.*`) with the header, the training
+    /// config and its play settings (a baseline's: `play`) in its metadata. `awale.torch.network(path)` builds the module; the file plays as
     /// `nn:path=FILE` and loads back with `Network(path)`.
     fn export_safetensors(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let core = &self.core;

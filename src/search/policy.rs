@@ -38,6 +38,23 @@ impl std::str::FromStr for SearchKind {
     }
 }
 
+impl SearchKind {
+    /// Its name, as a spec or a config writes it (`gumbel`, `puct`, `uct`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchKind::Gumbel => "gumbel",
+            SearchKind::Puct => "puct",
+            SearchKind::Uct => "uct",
+        }
+    }
+}
+
+impl std::fmt::Display for SearchKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// A selection rule with its settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Policy {

@@ -192,14 +192,24 @@ impl Admission {
             };
             out.options.push((key.clone(), value));
         }
-        // A baseline searches its manifest's simulations unless the spec says: checked against
-        // the cap like a given `sims`, and written out so that the agent is built as checked.
+        // A baseline searches its manifest's simulations unless the spec says, and a network
+        // file those of its play settings (an exported baseline): checked against the cap like
+        // a given `sims`, and written out so that the agent is built as checked.
         if spec.kind == "nn" && out.get("sims").is_none() {
-            if let Some(name) = out.get("baseline") {
-                let sims = baseline_default_sims(name).map_err(ApiError::bad)?;
+            let given = match (out.get("baseline"), out.get("path")) {
+                (Some(name), _) => Some((
+                    format!("baseline={name}"),
+                    baseline_default_sims(name).map_err(ApiError::bad)?,
+                )),
+                (None, Some(file)) => file_default_sims(Path::new(file))
+                    .map_err(|e| ApiError::bad(self.scrub(&e)))?
+                    .map(|sims| (format!("path={}", spec.get("path").unwrap_or(file)), sims)),
+                (None, None) => None,
+            };
+            if let Some((what, sims)) = given {
                 if sims > lim.sims {
                     return Err(ApiError::forbidden(format!(
-                        "baseline={name} searches {sims} simulations by default, over this server's limit of {} (give sims=N, or the operator raises --max-sims)",
+                        "{what} searches {sims} simulations by default, over this server's limit of {} (give sims=N, or the operator raises --max-sims)",
                         lim.sims
                     )));
                 }
@@ -376,6 +386,21 @@ fn baseline_default_sims(name: &str) -> Result<u64, String> {
         .map_err(|e| format!("baseline: {e}"))
 }
 
+/// The default simulations a network file says it plays with (its play settings: an exported
+/// baseline), None when it says nothing (the `nn` agent's own default then).
+#[cfg(feature = "train")]
+fn file_default_sims(file: &Path) -> Result<Option<u64>, String> {
+    awale::train::export::play_of_file(file)
+        .map(|p| p.map(|p| u64::from(p.sims)))
+        .map_err(|e| format!("path: {e}"))
+}
+
+/// Without the trainer there are no `nn` agents (and no network files to read).
+#[cfg(not(feature = "train"))]
+fn file_default_sims(_file: &Path) -> Result<Option<u64>, String> {
+    Ok(None)
+}
+
 /// Without the trainer there are no `nn` agents, and so no baselines.
 #[cfg(not(feature = "train"))]
 fn baseline_default_sims(name: &str) -> Result<u64, String> {
@@ -471,6 +496,43 @@ mod tests {
         );
         assert_eq!(a.spec.get("tb"), Some(dir.to_str().unwrap()));
         assert_eq!(admit(&p, "perfect").unwrap().spec.get("dir"), dir.to_str());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An exported baseline's file searches its play settings' simulations by default: capped
+    /// as a baseline is, and written out so that the agent is built as checked.
+    #[cfg(feature = "train")]
+    #[test]
+    fn a_network_files_default_simulations_are_capped() {
+        let dir = std::env::temp_dir().join(format!("awale-admission-play-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let core = awale::train::baseline::find("abapa")
+            .unwrap()
+            .core()
+            .unwrap();
+        let sims = core.play().sims;
+        awale::train::export::write_safetensors(&core, &dir.join("abapa.safetensors")).unwrap();
+        let mut p = admission();
+        p.networks = Some(dir.clone());
+        let a = admit(&p, "nn:path=abapa.safetensors").unwrap();
+        assert_eq!(a.spec.get("sims"), Some(sims.to_string().as_str()));
+        assert_eq!(
+            admit(&p, "nn:path=abapa.safetensors,sims=3")
+                .unwrap()
+                .spec
+                .get("sims"),
+            Some("3")
+        );
+        p.limits.sims = u64::from(sims) - 1;
+        let e = admit(&p, "nn:path=abapa.safetensors").err().unwrap();
+        assert_eq!(e.0.as_u16(), 403);
+        assert!(
+            e.1.contains(&format!(
+                "path=abapa.safetensors searches {sims} simulations"
+            )) && !e.1.contains(&dir.display().to_string()),
+            "{}",
+            e.1
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::export::from_safetensors;
 use super::net_core::NetCore;
+pub use super::net_core::PlayDefaults;
 use super::{TrainConfig, TrainError, TrainResult, Trainer};
 pub use crate::digest::sha256_hex;
 
@@ -112,16 +113,6 @@ pub struct Manifest {
     pub strength: Vec<Strength>,
 }
 
-/// The `nn` agent's defaults for a baseline (each overridden by the spec's own key).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlayDefaults {
-    /// Search simulations per move.
-    pub sims: u32,
-    /// The search rule at play (`gumbel`, `puct` or `uct`).
-    pub search: String,
-}
-
 /// The first iterations of the recipe, replayed: after `iterations` iterations of
 /// [`Trainer::iteration`] on the recipe (with [`Manifest::set`] and [`Manifest::threads`]), the
 /// SHA-256 of the network's parameters ([`params_sha256`]) is `params_sha256`. The run that made
@@ -180,7 +171,8 @@ impl Baseline {
         version_of(&self.manifest.name).unwrap_or(0)
     }
 
-    /// The network, loaded once per process and shared.
+    /// The network with its manifest's play settings ([`NetCore::play`]), loaded once per
+    /// process and shared.
     pub fn core(&self) -> TrainResult<Arc<NetCore>> {
         type Cache = Mutex<HashMap<String, Arc<NetCore>>>;
         static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -192,9 +184,11 @@ impl Baseline {
         {
             return Ok(c.clone());
         }
+        // Its manifest's play settings go with it (and into a file exported from it).
         let core = Arc::new(
             from_safetensors(self.weights)
-                .map_err(|e| TrainError::Model(format!("baseline {}: {e}", self.manifest.name)))?,
+                .map_err(|e| TrainError::Model(format!("baseline {}: {e}", self.manifest.name)))?
+                .with_play(Some(self.manifest.play)),
         );
         cache
             .lock()
@@ -349,7 +343,6 @@ mod tests {
             assert_eq!(sha256_hex(b.weights), m.sha256, "{}", m.name);
             assert!(version_of(&m.name).is_some(), "{} has no version", m.name);
             assert!(m.rules.parse::<crate::Rules>().is_ok(), "{}", m.name);
-            assert!(m.play.search.parse::<crate::search::SearchKind>().is_ok());
             assert!(m.play.sims >= 1);
             b.recipe().unwrap();
         }

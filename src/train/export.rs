@@ -9,7 +9,11 @@
 //! - `awale`: a JSON [`NetworkHeader`] (format, version, rules, encoding, shape and the input
 //!   scales), enough for a reader that knows nothing of the trainer;
 //! - `config`: the training config (TOML), so that the file plays wherever a checkpoint does
-//!   (`nn:path=net.safetensors`, `awale.Network`) with the same search settings.
+//!   (`nn:path=net.safetensors`, `awale.Network`) with the same search settings;
+//! - `play` (when the network has them): its JSON [`PlayDefaults`], the simulations and search
+//!   rule the `nn` agent uses unless its spec says otherwise, so that a baseline exported by
+//!   `awale baseline export` plays as `nn:baseline=NAME` does. A file without it plays with
+//!   [`NetCore::play`]'s defaults (64 simulations, the config's `play_kind`).
 //!
 //! A file is checked before burn sees it: every tensor named, `f32` and of the shape the header
 //! and config give, nothing missing or extra; anything else is a [`TrainError::Model`] that says
@@ -38,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::load_model;
 use super::model::{NetShape, PolicyValueNet};
-use super::net_core::NetCore;
+use super::net_core::{NetCore, PlayDefaults};
 use super::{TrainConfig, TrainError, TrainResult};
 use crate::az::checkpoint::write_atomic;
 use crate::az::checkpoint::Checkpoint;
@@ -53,6 +57,9 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const HEADER_KEY: &str = "awale";
 /// The metadata key of the training config (TOML).
 pub const CONFIG_KEY: &str = "config";
+/// The metadata key of the play settings (JSON [`PlayDefaults`]), present when the network has
+/// them.
+pub const PLAY_KEY: &str = "play";
 /// The largest header a file may declare (the JSON before the tensors), 16 MiB.
 const MAX_HEADER: u64 = 16 << 20;
 
@@ -131,6 +138,11 @@ pub fn to_safetensors(core: &NetCore) -> TrainResult<Vec<u8>> {
         .with_to_adapter(BurnToPyTorchAdapter)
         .metadata(HEADER_KEY, head)
         .metadata(CONFIG_KEY, core.config.to_toml());
+    if let Some(play) = &core.play_settings {
+        let text = serde_json::to_string(play)
+            .map_err(|e| TrainError::Model(format!("writing the play settings: {e}")))?;
+        store = store.metadata(PLAY_KEY, text);
+    }
     core.net
         .save_into(&mut store)
         .map_err(|e| TrainError::Model(format!("writing the network: {e}")))?;
@@ -186,6 +198,10 @@ pub fn from_safetensors(bytes: &[u8]) -> TrainResult<NetCore> {
         .ok_or_else(|| bad(format!("no '{CONFIG_KEY}' entry in its metadata")))?;
     let config = TrainConfig::from_toml_str(config_text)?;
     config.validate()?;
+    let play = entries
+        .get(PLAY_KEY)
+        .map(|text| play_settings(text).map_err(|e| bad(format!("its play settings: {e}"))))
+        .transpose()?;
     let rules = config.rules()?;
     let encoding = config.observation()?;
     let want = header_for(&rules, encoding, &config.network.hidden);
@@ -215,7 +231,50 @@ pub fn from_safetensors(bytes: &[u8]) -> TrainResult<NetCore> {
     if !applied.is_success() || !applied.missing.is_empty() {
         return Err(bad(format!("{applied}")));
     }
-    NetCore::new(&net, &config)
+    Ok(NetCore::new(&net, &config)?.with_play(play))
+}
+
+/// The play settings of a file's `play` entry, checked (simulations from 1 to
+/// [`crate::search::MAX_SIMS`]).
+fn play_settings(text: &str) -> Result<PlayDefaults, String> {
+    let play: PlayDefaults = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    crate::search::check_sims(u64::from(play.sims)).map_err(|e| format!("sims: {e}"))?;
+    Ok(play)
+}
+
+/// The play settings a network file carries (its `play` entry), read from its header alone
+/// (not its weights): None for a checkpoint, a generation or a safetensors network without
+/// them. For a caller that needs them before building an agent (the server checks the
+/// simulations against its cap).
+pub fn play_of_file(path: &Path) -> TrainResult<Option<PlayDefaults>> {
+    use std::io::Read;
+    let bad = |m: String| TrainError::Model(format!("{}: {m}", path.display()));
+    let mut f = std::fs::File::open(path).map_err(|e| TrainError::io(path, e))?;
+    let mut head = [0u8; 9];
+    if f.read_exact(&mut head).is_err() || !is_safetensors(&head) {
+        return Ok(None);
+    }
+    let declared = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
+    if declared > MAX_HEADER {
+        return Err(bad(format!("its header claims {declared} bytes")));
+    }
+    let mut json = vec![head[8]];
+    (&mut f)
+        .take(declared.saturating_sub(1))
+        .read_to_end(&mut json)
+        .map_err(|e| TrainError::io(path, e))?;
+    #[derive(Deserialize)]
+    struct Header {
+        #[serde(rename = "__metadata__", default)]
+        metadata: std::collections::HashMap<String, String>,
+    }
+    let header: Header = serde_json::from_slice(&json)
+        .map_err(|e| bad(format!("not an awale network file: {e}")))?;
+    header
+        .metadata
+        .get(PLAY_KEY)
+        .map(|text| play_settings(text).map_err(|e| bad(format!("its play settings: {e}"))))
+        .transpose()
 }
 
 /// Every tensor of `shape`'s network in PyTorch's layout: name → shape.

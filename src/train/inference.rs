@@ -193,7 +193,9 @@ impl Agent for NnAgent {
                 .map(|house| MoveThought {
                     house,
                     visits: r.visits[house],
-                    value: None,
+                    // The mean return for the mover of the simulations through it, as MCTS
+                    // gives it; none for a move the search did not visit.
+                    value: (r.visits[house] > 0).then_some(r.q[house]),
                 })
                 .collect(),
             ..Default::default()
@@ -247,12 +249,12 @@ pub fn register_agents(registry: &mut Registry) {
             ),
             (
                 "sims",
-                "search simulations per move (default 64; a baseline's own default)",
+                "search simulations per move (default: the network's play settings, a baseline's or an exported baseline's; else 64)",
                 Cost::Simulations,
             ),
             (
                 "search",
-                "gumbel, puct or uct (default: a baseline's own, else the training config's play_kind, else its kind)",
+                "gumbel, puct or uct (default: the network's play settings, a baseline's or an exported baseline's; else the training config's play_kind, else its kind)",
                 Cost::Free,
             ),
             (
@@ -290,24 +292,17 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
         spec: spec.to_string(),
         reason,
     };
-    let (core, play) = match (spec.get("path"), spec.get("baseline")) {
+    let core = match (spec.get("path"), spec.get("baseline")) {
         (Some(_), Some(_)) => return Err(bad("give path=FILE or baseline=NAME, not both".into())),
         (None, None) => {
             return Err(bad(
                 "nn needs path=FILE (a network file of awale train) or baseline=NAME (a shipped network: `awale baseline list`)".into(),
             ))
         }
-        (Some(path), None) => (
-            cached_core(Path::new(path)).map_err(|e| bad(e.to_string()))?,
-            None,
-        ),
-        (None, Some(name)) => {
-            let b = super::baseline::find(name).map_err(|e| bad(e.to_string()))?;
-            (
-                b.core().map_err(|e| bad(e.to_string()))?,
-                Some(&b.manifest.play),
-            )
-        }
+        (Some(path), None) => cached_core(Path::new(path)).map_err(|e| bad(e.to_string()))?,
+        (None, Some(name)) => super::baseline::find(name)
+            .and_then(|b| b.core())
+            .map_err(|e| bad(e.to_string()))?,
     };
     if !core.plays(rules) {
         return Err(bad(format!(
@@ -315,14 +310,17 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
             core.rules
         )));
     }
-    let sims = spec.u64_or("sims", play.map_or(64, |p| u64::from(p.sims)))?;
+    // The spec's, else the network's own play settings (a baseline's, a file's), else the
+    // defaults ([`NetCore::play`]).
+    let play = core.play();
+    let sims = spec.u64_or("sims", u64::from(play.sims))?;
     let sims = check_sims(sims).map_err(|e| bad(format!("sims: {e}")))?;
     let search = &core.config.search;
-    // The spec's rule, else a baseline's, else the network's config's at play.
-    let mut settings = match spec.get("search").or(play.map(|p| p.search.as_str())) {
-        Some(kind) => search.settings_of(kind.parse::<SearchKind>().map_err(bad)?),
-        None => search.play_settings(),
+    let kind = match spec.get("search") {
+        Some(kind) => kind.parse::<SearchKind>().map_err(bad)?,
+        None => play.search,
     };
+    let mut settings = search.settings_of(kind);
     if let Some(b) = spec.get("backup") {
         settings.backup = b.parse().map_err(|e: String| bad(format!("backup: {e}")))?;
     }

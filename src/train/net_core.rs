@@ -1,18 +1,38 @@
 //! [`NetCore`]: a trained network ready for inference (the burn network without autodiff,
 //! on the inference device) with what is needed to feed it (rules, encoding, input scales),
 //! and the [`Network`] the batched searches call. Reading one from a file is
-//! [`NetCore::load`] (`src/train/export.rs`, which knows both file formats).
+//! [`NetCore::load`] (`src/train/export.rs`, which knows both file formats). A network may carry
+//! its [`PlayDefaults`]: how the `nn` agent searches with it unless the spec says otherwise.
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
 
 use super::model::{encode_batch, input_scale, PolicyValueNet};
 use super::{TrainConfig, TrainResult};
 use crate::az::network::{evaluations_from_outputs, Network};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
-use crate::search::Evaluation;
+use crate::search::{Evaluation, SearchKind};
 use crate::state::State;
+
+/// How the `nn` agent searches with a network unless its spec says otherwise (each key
+/// overridden by the spec's own): a baseline's manifest (`[play]`) and the `play` entry of a
+/// safetensors file exported from one. A network without them plays with
+/// [`PlayDefaults::DEFAULT_SIMS`] simulations and its training config's `play_kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayDefaults {
+    /// Search simulations per move.
+    pub sims: u32,
+    /// The search rule at play (`gumbel`, `puct` or `uct`).
+    pub search: SearchKind,
+}
+
+impl PlayDefaults {
+    /// The simulations per move of a network that carries no play settings.
+    pub const DEFAULT_SIMS: u32 = 64;
+}
 
 /// A network ready for inference, with what is needed to feed it.
 #[derive(Debug, Clone)]
@@ -29,6 +49,8 @@ pub struct NetCore {
     pub device: Device,
     /// The configuration it was trained under.
     pub config: TrainConfig,
+    /// How it plays by default, when its file says ([`PlayDefaults`]; see [`NetCore::play`]).
+    pub play_settings: Option<PlayDefaults>,
 }
 
 impl NetCore {
@@ -43,6 +65,27 @@ impl NetCore {
             scale: input_scale(&rules, encoding),
             device: super::inference_device(),
             config: config.clone(),
+            play_settings: None,
+        })
+    }
+
+    /// The network with play settings `play` (None: none).
+    pub fn with_play(mut self, play: Option<PlayDefaults>) -> NetCore {
+        self.play_settings = play;
+        self
+    }
+
+    /// How the `nn` agent searches with this network unless the spec says otherwise: its own
+    /// play settings, else [`PlayDefaults::DEFAULT_SIMS`] simulations with its training config's
+    /// `play_kind` (else its self-play `kind`).
+    pub fn play(&self) -> PlayDefaults {
+        self.play_settings.unwrap_or(PlayDefaults {
+            sims: PlayDefaults::DEFAULT_SIMS,
+            search: self
+                .config
+                .search
+                .play_kind
+                .unwrap_or(self.config.search.kind),
         })
     }
 

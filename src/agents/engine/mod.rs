@@ -262,19 +262,24 @@ impl EngineAgent {
         self.new_game = false;
         p.send(&go.to_string())?;
         let deadline = Instant::now() + Duration::from_millis(movetime + self.settings.margin_ms);
+        // The last line with a depth or a score, and the last `string …` (either line).
         let mut info = uci::Info::default();
+        let mut text: Option<String> = None;
         let answer = p.read_until(
             deadline,
             |l| matches!(Reply::parse(l), Some(Reply::BestMove(_))),
             |l| {
                 if let Some(Reply::Info(i)) = Reply::parse(l) {
+                    if i.string.is_some() {
+                        text.clone_from(&i.string);
+                    }
                     if i.depth.is_some() || i.score_cp.is_some() {
                         info = i;
                     }
                 }
             },
         );
-        self.thoughts = thoughts(&info);
+        self.thoughts = thoughts(&info, text.as_deref());
         match answer {
             Ok(line) => match Reply::parse(&line) {
                 Some(Reply::BestMove(mv)) => Ok(mv),
@@ -393,9 +398,12 @@ fn unasked(line: &str) -> String {
     )
 }
 
-/// What an `info` line said, as [`Thoughts`].
-fn thoughts(info: &uci::Info) -> Option<Thoughts> {
-    if info.depth.is_none() && info.score_cp.is_none() {
+/// What the engine said while it searched, as [`Thoughts`]: `info`, its last line with a depth
+/// or a score, and `text`, its last `info string …` (escaped and cut as an answer quotes text:
+/// it goes to a terminal, a web page). None when it said neither.
+fn thoughts(info: &uci::Info, text: Option<&str>) -> Option<Thoughts> {
+    let text = text.map(str::trim).filter(|t| !t.is_empty());
+    if info.depth.is_none() && info.score_cp.is_none() && text.is_none() {
         return None;
     }
     let value = info.score_cp.map(|cp| cp as f64 / 100.0);
@@ -408,6 +416,11 @@ fn thoughts(info: &uci::Info) -> Option<Thoughts> {
     }
     if let Some(n) = info.nodes {
         summary.push_str(&format!(", {n} nodes"));
+    }
+    if let Some(t) = text {
+        let t = uci::message::excerpt(t, uci::message::QUOTED_CHARS);
+        let sep = if summary == "engine" { ":" } else { ";" };
+        summary.push_str(&format!("{sep} {t}"));
     }
     Some(Thoughts {
         summary,
@@ -490,5 +503,37 @@ impl Drop for EngineAgent {
         if let Some(p) = self.process.take() {
             self.pool.give(p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(line: &str) -> uci::Info {
+        match Reply::parse(line) {
+            Some(Reply::Info(i)) => i,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn thoughts_hold_the_last_numbers_and_the_last_text() {
+        let none = uci::Info::default();
+        assert_eq!(thoughts(&none, None), None);
+        assert_eq!(thoughts(&none, Some("  ")), None);
+        let t = thoughts(&none, Some("hello")).unwrap();
+        assert_eq!((t.summary.as_str(), t.value), ("engine: hello", None));
+        let i = info("info depth 3 score cp 125 nodes 40");
+        let t = thoughts(&i, Some("book move")).unwrap();
+        assert_eq!(
+            t.summary,
+            "engine depth 3: +1.25 seeds for the mover, 40 nodes; book move"
+        );
+        assert_eq!((t.value, t.depth, t.nodes), (Some(1.25), Some(3), Some(40)));
+        // What reaches a terminal or a page is escaped and cut.
+        let t = thoughts(&none, Some(&format!("\u{1b}[2J{}", "x".repeat(500)))).unwrap();
+        assert!(t.summary.starts_with("engine: \\x1b[2J") && t.summary.ends_with('…'));
+        assert!(t.summary.chars().count() < 230, "{}", t.summary);
     }
 }
