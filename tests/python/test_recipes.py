@@ -1,9 +1,9 @@
 """The training recipes and the notebooks, run end to end in fast mode (what CI executes).
 
-- `training/ppo_selfplay.py --fast` (needs torch) and `training/maskable_ppo.py --fast` (needs
+- `awale.recipes.ppo_selfplay --fast` (needs torch) and `awale.recipes.maskable_ppo --fast` (needs
   sb3-contrib): each trains for a few seconds, logs, and plays its final tournament;
-  `training/torchrl_ppo.py --fast` (needs torchrl) trains and plays its greedy policy;
-  `training/torch_dlpack.py --fast` (needs torch) trains through DLPack and plays a tournament.
+  `awale.recipes.torchrl_ppo --fast` (needs torchrl) trains and plays its greedy policy;
+  `awale.recipes.torch_dlpack --fast` (needs torch) trains through DLPack and plays a tournament.
 - every `notebooks/*.ipynb`, executed with nbclient under `AWALE_FAST=1` (needs nbclient,
   nbformat, ipykernel and matplotlib; the training notebook also torch).
 - the committed notebooks themselves: executed, without errors, with PNG plots in their outputs.
@@ -32,8 +32,9 @@ def need(*modules: str) -> None:
         pytest.skip(f"needs {', '.join(missing)} (pip install {' '.join(missing)})")
 
 
-def run_recipe(script: str, logdir: Path, *extra: str) -> str:
-    cmd = [sys.executable, str(ROOT / "training" / script), "--fast", "--logdir", str(logdir)]
+def run_recipe(recipe: str, logdir: Path, *extra: str) -> str:
+    """Runs ``python -m awale.recipes.RECIPE --fast`` (the module the wheel ships)."""
+    cmd = [sys.executable, "-m", f"awale.recipes.{recipe}", "--fast", "--logdir", str(logdir)]
     proc = subprocess.run(
         [*cmd, *extra],
         cwd=ROOT,
@@ -41,7 +42,7 @@ def run_recipe(script: str, logdir: Path, *extra: str) -> str:
         text=True,
         timeout=900,
     )
-    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, f"{recipe} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc.stdout
 
 
@@ -57,7 +58,7 @@ def check_tournament(out: str, name: str, logdir: Path) -> None:
 def test_ppo_selfplay_fast(tmp_path):
     need("torch")
     logdir = tmp_path / "ppo"
-    out = run_recipe("ppo_selfplay.py", logdir)
+    out = run_recipe("ppo_selfplay", logdir)
     assert "trained" in out and "moves/s" in out
     rows = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
     assert len(rows) > 10
@@ -72,7 +73,7 @@ def test_torchrl_ppo_fast(tmp_path):
     """TorchRL's collector, GAE and clipped PPO loss over `obs_mode="dict"` (the mask in the
     observation); the fast run trains for a few seconds and plays the greedy policy."""
     need("torch", "torchrl")
-    out = run_recipe("torchrl_ppo.py", tmp_path / "torchrl")
+    out = run_recipe("torchrl_ppo", tmp_path / "torchrl")
     assert "frames 4000:" in out and "greedy policy against random" in out, out[-2000:]
 
 
@@ -81,7 +82,7 @@ def test_ppo_selfplay_multiplayer(tmp_path):
     need("torch")
     logdir = tmp_path / "ppo3"
     out = run_recipe(
-        "ppo_selfplay.py", logdir, "--rules", "oware3", "--total-steps", "20000",
+        "ppo_selfplay", logdir, "--rules", "oware3", "--total-steps", "20000",
         "--tournament-games", "6",
     )  # fmt: skip
     assert "trained" in out
@@ -91,7 +92,7 @@ def test_ppo_selfplay_multiplayer(tmp_path):
 def test_maskable_ppo_fast(tmp_path):
     need("torch", "stable_baselines3", "sb3_contrib")
     logdir = tmp_path / "mppo"
-    out = run_recipe("maskable_ppo.py", logdir)
+    out = run_recipe("maskable_ppo", logdir)
     assert "trained" in out and "steps/s" in out
     check_tournament(out, "maskable_ppo", logdir)
 
@@ -161,7 +162,7 @@ def test_torch_dlpack_fast(tmp_path):
     actor-critic, then a tournament of its greedy policy."""
     need("torch")
     logdir = tmp_path / "dlpack"
-    out = run_recipe("torch_dlpack.py", logdir)
+    out = run_recipe("torch_dlpack", logdir)
     assert "trained 60 updates" in out and "a2c" in out, out[-2000:]
     rows = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["episodes"] > 100
@@ -176,7 +177,7 @@ def test_az_torch_fast(tmp_path):
         pytest.skip("needs an extension built with the trainer (the wheel has it)")
     out = tmp_path / "az"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "training" / "az_torch.py"), "--fast", "--out", str(out)],
+        [sys.executable, "-m", "awale.recipes.az_torch", "--fast", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, f"az_torch.py failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -186,7 +187,7 @@ def test_az_torch_fast(tmp_path):
     if not torch.cuda.is_available():
         # A GPU asked for where there is none: the reason, at once, before any work.
         bad = subprocess.run(
-            [sys.executable, str(ROOT / "training" / "az_torch.py"), "--fast", "--device", "cuda",
+            [sys.executable, "-m", "awale.recipes.az_torch", "--fast", "--device", "cuda",
              "--out", str(tmp_path / "nogpu")],
             cwd=ROOT, capture_output=True, text=True, timeout=120,
         )
