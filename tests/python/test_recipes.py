@@ -1,5 +1,8 @@
 """The training recipes and the notebooks, run end to end in fast mode (what CI executes).
 
+- every recipe runs as a module of the package (`python -m awale.recipes.NAME --help`, its
+  packages installed), and importing `awale`, `awale.recipes` or `awale.examples` imports none of
+  torch, sb3, ray, torchrl or matplotlib; the example bot answers the protocol;
 - `awale.recipes.ppo_selfplay --fast` (needs torch) and `awale.recipes.maskable_ppo --fast` (needs
   sb3-contrib): each trains for a few seconds, logs, and plays its final tournament;
   `awale.recipes.torchrl_ppo --fast` (needs torchrl) trains and plays its greedy policy;
@@ -17,6 +20,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -180,7 +184,7 @@ def test_az_torch_fast(tmp_path):
         [sys.executable, "-m", "awale.recipes.az_torch", "--fast", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
-    assert proc.returncode == 0, f"az_torch.py failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, f"az_torch failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert "moves/s" in proc.stdout and "final:" in proc.stdout and "leaves/call" in proc.stdout
     import torch
 
@@ -216,3 +220,59 @@ def awale_has_trainer() -> bool:
     import awale
 
     return bool(awale._core.HAS_TRAINER)
+
+
+#: Every recipe module of the package and the packages its `--help` needs (its imports).
+RECIPES = {
+    "ppo_selfplay": ("torch",),
+    "maskable_ppo": (),  # torch and sb3 are imported by `train`, not at import
+    "torchrl_ppo": ("torch", "torchrl"),
+    "torch_dlpack": ("torch",),
+    "az_torch": ("torch",),
+    "rllib_selfplay": ("ray", "torch"),
+    "ray_selfplay": ("ray",),
+    "plot_metrics": (),  # matplotlib is imported when it draws
+}
+
+
+def test_every_recipe_module_is_listed():
+    shipped = {p.stem for p in (ROOT / "python" / "awale" / "recipes").glob("*.py")} - {"__init__"}
+    assert shipped == set(RECIPES)
+    assert {p.name for p in (ROOT / "training").glob("*.py")} == {"ray_chaos.py"}
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_a_recipe_runs_as_a_module(recipe):
+    """`python -m awale.recipes.NAME --help` from outside the repository (the installed package)."""
+    need(*RECIPES[recipe])
+    proc = subprocess.run(
+        [sys.executable, "-m", f"awale.recipes.{recipe}", "--help"],
+        cwd=Path(tempfile.gettempdir()), capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("usage:") and "--help" in proc.stdout, proc.stdout[:500]
+
+
+def test_importing_awale_and_its_recipe_packages_imports_no_heavy_package():
+    code = (
+        "import sys, awale, awale.recipes, awale.examples, awale.recipes.maskable_ppo, "
+        "awale.recipes.plot_metrics\n"
+        "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'torchrl', "
+        "'matplotlib'} & set(sys.modules))\n"
+        "print(heavy)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "[]"
+
+
+def test_the_example_bot_answers_the_protocol():
+    """`python -m awale.examples.uci_bot`, fed the docstring's session (tests/python/test_engines.py
+    plays it in tournaments)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "awale.examples.uci_bot"],
+        input="uci\nposition startpos moves C\ngo movetime 100\nquit\n",
+        cwd=Path(tempfile.gettempdir()), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "uciok" in proc.stdout and "bestmove" in proc.stdout, proc.stdout
