@@ -113,7 +113,9 @@ python -m awale.recipes.plot_metrics --help > "$TMP/plot-help.txt"
 grep -q -- "--prefix" "$TMP/plot-help.txt" || { cat "$TMP/plot-help.txt"; exit 1; }
 printf 'uci\nposition startpos moves C\ngo movetime 100\nquit\n' | python -m awale.examples.uci_bot > "$TMP/bot.txt"
 grep -q "^bestmove" "$TMP/bot.txt" || { cat "$TMP/bot.txt"; exit 1; }
-awale tournament --agents "engine:cmd=$VENV/bin/python,args=-m awale.examples.uci_bot,name=bot,random" \
+# On the command line a spec list is split at spaces: the bot is named by its file.
+BOT=$(python -c 'import awale.examples.uci_bot as b; print(b.__file__)')
+awale tournament --agents "engine:cmd=$VENV/bin/python,args=$BOT,name=bot,random" \
   --games 2 --no-progress > "$TMP/bot-tournament.txt"
 grep -q "bot" "$TMP/bot-tournament.txt" || { cat "$TMP/bot-tournament.txt"; exit 1; }
 echo "   python -m awale.recipes.maskable_ppo --help, plot_metrics --help, awale.examples.uci_bot ok"

@@ -3,7 +3,8 @@
 
 It reads commands on stdin and answers on stdout, one line each. Any referee that speaks the
 protocol can play it: ``awale tournament``, ``awale match``, ``awale.tournament`` (with the spec
-``engine:cmd=python3,args=-m awale.examples.uci_bot``), Aualé. Its moves come from ``choose`` below: the move that
+``engine:cmd=python3,args=-m awale.examples.uci_bot`` from Python; on the command line,
+where specs are split at spaces, ``args=`` names this file), Aualé. Its moves come from ``choose`` below: the move that
 captures the most seeds, the leftmost among equals. Replace ``choose`` with your own.
 
 Try it by hand::
@@ -12,7 +13,8 @@ Try it by hand::
 
 and rate it::
 
-    awale match 'engine:cmd=python3,args=-m awale.examples.uci_bot,name=bot' greedy --games 20
+    BOT=$(python3 -c 'import awale.examples.uci_bot as b; print(b.__file__)')
+    awale match engine:cmd=python3,args=$BOT,name=bot greedy --games 20
 
 It ships in the wheel (``awale/examples/uci_bot.py``): copy the file to start a bot of your own.
 
