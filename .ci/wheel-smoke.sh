@@ -3,7 +3,8 @@
 # user would: a Gymnasium make/step, a PettingZoo api_test, a tournament, the `awale` command
 # (console script and `python -m awale`), `awale train` (the tiny config), a tournament with the
 # trained network (`nn:`), `awale.Network.predict` on the env's scaled observations, and
-# `awale serve` answering one request.
+# `awale serve` answering one request, and the recipes and example bot shipped in the wheel
+# (`python -m awale.recipes.NAME`, `python -m awale.examples.uci_bot`).
 #
 #   bash .ci/wheel-smoke.sh dist/awale-0.1.0-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 #
@@ -94,6 +95,30 @@ awale rules > "$TMP/rules.txt"
 grep -q abapa "$TMP/rules.txt"
 awale tournament --agents random,greedy --games 2
 python -m awale --version
+
+echo "== the recipes and the example bot from the installed wheel (no torch, sb3 or ray here)"
+# Every recipe file is in the wheel; the two whose --help needs no extra run as modules.
+python - "$WHEEL" <<'PYEOF'
+import sys, zipfile
+names = set(zipfile.ZipFile(sys.argv[1]).namelist())
+want = {f"awale/recipes/{r}.py" for r in ["__init__", "az_torch", "maskable_ppo", "plot_metrics",
+        "ppo_selfplay", "ray_selfplay", "rllib_selfplay", "torch_dlpack", "torchrl_ppo"]}
+want |= {"awale/examples/__init__.py", "awale/examples/uci_bot.py"}
+assert want <= names, sorted(want - names)
+print(f"   {len(want)} recipe and example files in the wheel")
+PYEOF
+python -m awale.recipes.maskable_ppo --help > "$TMP/recipe-help.txt"
+grep -q -- "--timesteps" "$TMP/recipe-help.txt" || { cat "$TMP/recipe-help.txt"; exit 1; }
+python -m awale.recipes.plot_metrics --help > "$TMP/plot-help.txt"
+grep -q -- "--prefix" "$TMP/plot-help.txt" || { cat "$TMP/plot-help.txt"; exit 1; }
+printf 'uci\nposition startpos moves C\ngo movetime 100\nquit\n' | python -m awale.examples.uci_bot > "$TMP/bot.txt"
+grep -q "^bestmove" "$TMP/bot.txt" || { cat "$TMP/bot.txt"; exit 1; }
+# On the command line a spec list is split at spaces: the bot is named by its file.
+BOT=$(python -c 'import awale.examples.uci_bot as b; print(b.__file__)')
+awale tournament --agents "engine:cmd=$VENV/bin/python,args=$BOT,name=bot,random" \
+  --games 2 --no-progress > "$TMP/bot-tournament.txt"
+grep -q "bot" "$TMP/bot-tournament.txt" || { cat "$TMP/bot-tournament.txt"; exit 1; }
+echo "   python -m awale.recipes.maskable_ppo --help, plot_metrics --help, awale.examples.uci_bot ok"
 
 echo "== awale train (tiny), the network in a tournament and from Python"
 t=$SECONDS

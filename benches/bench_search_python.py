@@ -7,7 +7,7 @@ Each round measures, in turn:
   self-play: its burn network of the recipe's shape, untrained);
 - **python**: :class:`awale.SelfPlay` with the same search settings and a PyTorch network of the
   same shape (``awale.torch.new_network``, onehot:16, 256 x 256), ``T`` self-play threads, one
-  torch thread per evaluation, the evaluator declared thread-safe (as ``training/az_torch.py``);
+  torch thread per evaluation, the evaluator declared thread-safe (as ``awale.recipes.az_torch``);
 
 and prints the positions per second of each and their ratio (the median over rounds). Then a
 table over batch sizes (concurrent games / threads) with the cost of one evaluator call: the

@@ -9,7 +9,7 @@
 #   bash benches/gpu_selfplay.sh shared/gpu-wheels           # on the GPU machine; results in $OUT
 #
 # It runs, each for SECONDS (default 66) of training after its start:
-#   1. training/az_torch.py --device cuda, every thread's leaves gathered (--eval-batch GAMES/2),
+#   1. awale.recipes.az_torch --device cuda, every thread's leaves gathered (--eval-batch GAMES/2),
 #      with nvidia-smi sampling the GPU's busy share once a second;
 #   2. the same run with --device cpu on every core (--eval-batch 0, each thread its own calls),
 #      the same network (--hidden 512 512 512) and search;
@@ -34,9 +34,9 @@ COMMON=(--hidden 512 512 512 --games "$GAMES" --threads "$THREADS" --positions-p
 
 nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -l 1 > "$OUT/gpu-busy.txt" &
 SMI=$!
-python3 training/az_torch.py --device cuda --out "$OUT/cuda" "${COMMON[@]}" 2>&1 | tail -3
+python3 -m awale.recipes.az_torch --device cuda --out "$OUT/cuda" "${COMMON[@]}" 2>&1 | tail -3
 kill "$SMI" 2>/dev/null || true
-python3 training/az_torch.py --device cpu --torch-threads "$(nproc)" --out "$OUT/cpu" "${COMMON[@]}" 2>&1 | tail -3
+python3 -m awale.recipes.az_torch --device cpu --torch-threads "$(nproc)" --out "$OUT/cpu" "${COMMON[@]}" 2>&1 | tail -3
 
 python3 - "$OUT" <<'EOF'
 import json, statistics, sys, time

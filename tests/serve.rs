@@ -209,6 +209,8 @@ fn a_person_plays_alphabeta_to_the_end_with_undo_and_hint() {
     assert_eq!(v["pits"], json!([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4]));
     assert_eq!(v["legal"], json!([0, 1, 2, 3, 4, 5]));
     assert!(v["person_to_move"].as_bool().unwrap());
+    // A successful answer carries no `error` key (error answers alone have one).
+    assert!(v.get("error").is_none(), "{v}");
     // Undo before any move is refused; a move in notation; the agent answers with thoughts.
     let (status, e) = call(&srv, "POST", &format!("/api/games/{id}/undo"), None);
     assert_eq!(status, 409, "{e}");
@@ -233,6 +235,7 @@ fn a_person_plays_alphabeta_to_the_end_with_undo_and_hint() {
         "{t}"
     );
     assert_eq!(v["moves"].as_array().unwrap().len(), 2);
+    assert!(v.get("error").is_none(), "{v}");
     // The hint: alpha-beta depth 8's move, legal.
     let (status, h) = call(&srv, "GET", &format!("/api/games/{id}/hint"), None);
     assert_eq!(status, 200, "{h}");

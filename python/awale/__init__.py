@@ -25,7 +25,7 @@ reinforcement learning, on a vectorised Rust simulator.
   positions with any evaluator, a Python ``(obs, mask) -> (logits, values)`` included, one
   call per batch of leaves; :class:`SelfPlay` keeps self-play games in flight with it and hands
   back training arrays; :class:`SearchAgent` plays with it in tournaments, matches and
-  :func:`play` (``training/az_torch.py`` is AlphaZero in PyTorch on these).
+  :func:`play` (``awale.recipes.az_torch`` is AlphaZero in PyTorch on these).
 - :class:`Agent`: any agent spec (``"alphabeta:depth=8"``, ``"nn:baseline=abapa"``, an engine
   in another process ``"engine:cmd=PATH"``) asked for its move in any position, with what it
   found (``agent.select(game)``, ``agent.thoughts``).

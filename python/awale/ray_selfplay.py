@@ -31,7 +31,7 @@ Needs Ray (``pip install 'awale[ray]'``) and an extension built with the trainer
 (``awale.training.HAS_TRAINER``: the wheel has it) on every node.
 The learner runs on the driver's node (so ``out`` is a folder there) unless it asks for a GPU
 (``learner_gpus``), when it goes where Ray finds one and ``out`` should be on a shared file
-system. See ``docs/scaling.md`` and ``training/ray_selfplay.py``.
+system. See ``docs/scaling.md`` and ``awale.recipes.ray_selfplay``.
 """
 
 from __future__ import annotations

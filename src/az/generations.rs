@@ -8,7 +8,7 @@
 //! checkpoint does (`nn:path=RUN/generations/gen-000100.ckpt`), with the same moves as the
 //! checkpoint written at the same iteration, and `awale ladder` rates them.
 //!
-//! A run trained elsewhere (`training/az_torch.py`, PyTorch) keeps its generations as
+//! A run trained elsewhere (`awale.recipes.az_torch`, PyTorch) keeps its generations as
 //! safetensors networks, `gen-NNNNNN.safetensors`, whose metadata holds the counters
 //! (`awale.torch.save(model, path, counters=...)`); they are listed and rated the same way.
 //!

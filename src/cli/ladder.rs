@@ -8,7 +8,7 @@ use awale::train::ladder::{run_ladder, LadderConfig};
 const AFTER_HELP: &str = "\
 Rates the generations that `awale train` keeps every checkpoint.generations_every iterations
 (RUN/generations/gen-NNNNNN.ckpt) of one or more runs, or that a PyTorch run keeps
-(RUN/generations/gen-NNNNNN.safetensors, training/az_torch.py), and the anchor agents, on one
+(RUN/generations/gen-NNNNNN.safetensors, awale.recipes.az_torch), and the anchor agents, on one
 Elo scale: maximum likelihood with 95% intervals, the first anchor at 0 (else the first
 generation).
 

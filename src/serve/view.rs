@@ -6,7 +6,8 @@ use awale::notation::{format_move, format_position, player_name, result_text};
 
 use super::session::{AppState, Seat, Session};
 
-/// The game as JSON: everything the page draws.
+/// The game as JSON: everything the page draws (`error`, the last agent failure, only when there
+/// is one).
 pub(super) fn view(app: &AppState, id: &str, s: &Session) -> Value {
     let game = &s.game;
     let rules = *game.rules();
@@ -37,7 +38,7 @@ pub(super) fn view(app: &AppState, id: &str, s: &Session) -> Value {
             "moves": p.moves.iter().map(|m| json!({"house": m.house, "value": m.value})).collect::<Vec<_>>(),
         })
     });
-    json!({
+    let mut view = json!({
         "id": id,
         "rules": rules.to_string(),
         "players": players,
@@ -60,7 +61,13 @@ pub(super) fn view(app: &AppState, id: &str, s: &Session) -> Value {
         "person_to_move": !game.is_over() && matches!(s.seats[mover], Seat::Person),
         "thinking": s.thinking,
         "last": s.last,
-        "error": s.error,
         "table": table_view,
-    })
+    });
+    // The last agent failure, only when there is one: a view without a failure (every
+    // successful answer, `POST /api/games` the first) carries no `error` key, which error
+    // answers alone have.
+    if let Some(e) = &s.error {
+        view["error"] = json!(e);
+    }
+    view
 }

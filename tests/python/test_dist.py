@@ -173,3 +173,12 @@ def test_wheel_contents() -> None:
         assert re.search(r"^awale\s*=\s*awale\.__main__:main$", entry_points, re.MULTILINE)
         wheel_metadata = zf.read(dist_info + "METADATA").decode("utf-8")
         assert f"\nVersion: {version}\n" in wheel_metadata
+        # The recipes and examples ship as modules of the package (python -m awale.recipes.NAME),
+        # the same files as in the repository.
+        shipped = [f for folder in ("recipes", "examples")
+                   for f in sorted((ROOT / "python" / "awale" / folder).glob("*.py"))]
+        assert len(shipped) > 2, shipped
+        for f in shipped:
+            inside = f"awale/{f.parent.name}/{f.name}"
+            assert inside in names, f"{inside} is not in {path.name}"
+            assert zf.read(inside) == f.read_bytes(), inside

@@ -1,5 +1,5 @@
 """Agents from Python (``awale.Agent``) and engines in other processes (``engine:`` specs):
-any spec asked for its move, the example bot of ``examples/uci_bot.py`` rated in a tournament,
+any spec asked for its move, the example bot of ``awale.examples.uci_bot`` rated in a tournament,
 a crashing engine losing by forfeit while the run goes on."""
 
 import pathlib
@@ -11,7 +11,6 @@ import pytest
 import awale
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BOT = ROOT / "examples" / "uci_bot.py"
 CRASH = ROOT / "tests" / "engines" / "misbehave.sh"
 
 
@@ -58,7 +57,7 @@ def test_an_agent_pickles_as_its_spec():
 
 
 def bot_spec(name="bot"):
-    return f"engine:cmd={sys.executable},args={BOT},movetime=100,name={name}"
+    return f"engine:cmd={sys.executable},args=-m awale.examples.uci_bot,movetime=100,name={name}"
 
 
 def test_the_example_bot_plays_through_the_protocol():

@@ -30,6 +30,9 @@ CI = os.environ.get("CI", "").lower() == "true"
 RLLIB_MARK = "# needs ray[rllib]"
 #: Blocks that need the extension built with the trainer; tests/python/test_trainer.py runs them.
 TRAINER_MARK = "# needs the trainer"
+#: The SB3 "train, save, load, scorecard" block (50,000 steps and the published protocol's 1,600
+#: games); tests/python/test_sb3.py runs it with fewer steps and a small protocol.
+SB3_CARD_MARK = "# sb3: train, save, load, scorecard"
 
 
 def _needs(code: str) -> list[str]:
@@ -59,6 +62,8 @@ def test_doc_block_runs(doc, index, code, tmp_path, monkeypatch):
         pytest.skip("an RLlib block: tests/python/test_rllib.py runs it in the RLlib venv")
     if code.startswith(TRAINER_MARK):
         pytest.skip("a trainer block: tests/python/test_trainer.py runs it with the trainer build")
+    if code.startswith(SB3_CARD_MARK):
+        pytest.skip("the SB3 card block: tests/python/test_sb3.py runs it, smaller")
     missing = _needs(code)
     if missing:
         if CI:

@@ -1,9 +1,12 @@
 """The training recipes and the notebooks, run end to end in fast mode (what CI executes).
 
-- `training/ppo_selfplay.py --fast` (needs torch) and `training/maskable_ppo.py --fast` (needs
+- every recipe runs as a module of the package (`python -m awale.recipes.NAME --help`, its
+  packages installed), and importing `awale`, `awale.recipes` or `awale.examples` imports none of
+  torch, sb3, ray, torchrl or matplotlib; the example bot answers the protocol;
+- `awale.recipes.ppo_selfplay --fast` (needs torch) and `awale.recipes.maskable_ppo --fast` (needs
   sb3-contrib): each trains for a few seconds, logs, and plays its final tournament;
-  `training/torchrl_ppo.py --fast` (needs torchrl) trains and plays its greedy policy;
-  `training/torch_dlpack.py --fast` (needs torch) trains through DLPack and plays a tournament.
+  `awale.recipes.torchrl_ppo --fast` (needs torchrl) trains and plays its greedy policy;
+  `awale.recipes.torch_dlpack --fast` (needs torch) trains through DLPack and plays a tournament.
 - every `notebooks/*.ipynb`, executed with nbclient under `AWALE_FAST=1` (needs nbclient,
   nbformat, ipykernel and matplotlib; the training notebook also torch).
 - the committed notebooks themselves: executed, without errors, with PNG plots in their outputs.
@@ -17,6 +20,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,8 +36,9 @@ def need(*modules: str) -> None:
         pytest.skip(f"needs {', '.join(missing)} (pip install {' '.join(missing)})")
 
 
-def run_recipe(script: str, logdir: Path, *extra: str) -> str:
-    cmd = [sys.executable, str(ROOT / "training" / script), "--fast", "--logdir", str(logdir)]
+def run_recipe(recipe: str, logdir: Path, *extra: str) -> str:
+    """Runs ``python -m awale.recipes.RECIPE --fast`` (the module the wheel ships)."""
+    cmd = [sys.executable, "-m", f"awale.recipes.{recipe}", "--fast", "--logdir", str(logdir)]
     proc = subprocess.run(
         [*cmd, *extra],
         cwd=ROOT,
@@ -41,7 +46,7 @@ def run_recipe(script: str, logdir: Path, *extra: str) -> str:
         text=True,
         timeout=900,
     )
-    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, f"{recipe} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc.stdout
 
 
@@ -57,7 +62,7 @@ def check_tournament(out: str, name: str, logdir: Path) -> None:
 def test_ppo_selfplay_fast(tmp_path):
     need("torch")
     logdir = tmp_path / "ppo"
-    out = run_recipe("ppo_selfplay.py", logdir)
+    out = run_recipe("ppo_selfplay", logdir)
     assert "trained" in out and "moves/s" in out
     rows = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
     assert len(rows) > 10
@@ -72,7 +77,7 @@ def test_torchrl_ppo_fast(tmp_path):
     """TorchRL's collector, GAE and clipped PPO loss over `obs_mode="dict"` (the mask in the
     observation); the fast run trains for a few seconds and plays the greedy policy."""
     need("torch", "torchrl")
-    out = run_recipe("torchrl_ppo.py", tmp_path / "torchrl")
+    out = run_recipe("torchrl_ppo", tmp_path / "torchrl")
     assert "frames 4000:" in out and "greedy policy against random" in out, out[-2000:]
 
 
@@ -81,7 +86,7 @@ def test_ppo_selfplay_multiplayer(tmp_path):
     need("torch")
     logdir = tmp_path / "ppo3"
     out = run_recipe(
-        "ppo_selfplay.py", logdir, "--rules", "oware3", "--total-steps", "20000",
+        "ppo_selfplay", logdir, "--rules", "oware3", "--total-steps", "20000",
         "--tournament-games", "6",
     )  # fmt: skip
     assert "trained" in out
@@ -91,7 +96,7 @@ def test_ppo_selfplay_multiplayer(tmp_path):
 def test_maskable_ppo_fast(tmp_path):
     need("torch", "stable_baselines3", "sb3_contrib")
     logdir = tmp_path / "mppo"
-    out = run_recipe("maskable_ppo.py", logdir)
+    out = run_recipe("maskable_ppo", logdir)
     assert "trained" in out and "steps/s" in out
     check_tournament(out, "maskable_ppo", logdir)
 
@@ -161,7 +166,7 @@ def test_torch_dlpack_fast(tmp_path):
     actor-critic, then a tournament of its greedy policy."""
     need("torch")
     logdir = tmp_path / "dlpack"
-    out = run_recipe("torch_dlpack.py", logdir)
+    out = run_recipe("torch_dlpack", logdir)
     assert "trained 60 updates" in out and "a2c" in out, out[-2000:]
     rows = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["episodes"] > 100
@@ -176,17 +181,17 @@ def test_az_torch_fast(tmp_path):
         pytest.skip("needs an extension built with the trainer (the wheel has it)")
     out = tmp_path / "az"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "training" / "az_torch.py"), "--fast", "--out", str(out)],
+        [sys.executable, "-m", "awale.recipes.az_torch", "--fast", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
-    assert proc.returncode == 0, f"az_torch.py failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, f"az_torch failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert "moves/s" in proc.stdout and "final:" in proc.stdout and "leaves/call" in proc.stdout
     import torch
 
     if not torch.cuda.is_available():
         # A GPU asked for where there is none: the reason, at once, before any work.
         bad = subprocess.run(
-            [sys.executable, str(ROOT / "training" / "az_torch.py"), "--fast", "--device", "cuda",
+            [sys.executable, "-m", "awale.recipes.az_torch", "--fast", "--device", "cuda",
              "--out", str(tmp_path / "nogpu")],
             cwd=ROOT, capture_output=True, text=True, timeout=120,
         )
@@ -215,3 +220,59 @@ def awale_has_trainer() -> bool:
     import awale
 
     return bool(awale._core.HAS_TRAINER)
+
+
+#: Every recipe module of the package and the packages its `--help` needs (its imports).
+RECIPES = {
+    "ppo_selfplay": ("torch",),
+    "maskable_ppo": (),  # torch and sb3 are imported by `train`, not at import
+    "torchrl_ppo": ("torch", "torchrl"),
+    "torch_dlpack": ("torch",),
+    "az_torch": ("torch",),
+    "rllib_selfplay": ("ray", "torch"),
+    "ray_selfplay": ("ray",),
+    "plot_metrics": (),  # matplotlib is imported when it draws
+}
+
+
+def test_every_recipe_module_is_listed():
+    shipped = {p.stem for p in (ROOT / "python" / "awale" / "recipes").glob("*.py")} - {"__init__"}
+    assert shipped == set(RECIPES)
+    assert {p.name for p in (ROOT / "training").glob("*.py")} == {"ray_chaos.py"}
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_a_recipe_runs_as_a_module(recipe):
+    """`python -m awale.recipes.NAME --help` from outside the repository (the installed package)."""
+    need(*RECIPES[recipe])
+    proc = subprocess.run(
+        [sys.executable, "-m", f"awale.recipes.{recipe}", "--help"],
+        cwd=Path(tempfile.gettempdir()), capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("usage:") and "--help" in proc.stdout, proc.stdout[:500]
+
+
+def test_importing_awale_and_its_recipe_packages_imports_no_heavy_package():
+    code = (
+        "import sys, awale, awale.recipes, awale.examples, awale.recipes.maskable_ppo, "
+        "awale.recipes.plot_metrics\n"
+        "heavy = sorted({'torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'torchrl', "
+        "'matplotlib'} & set(sys.modules))\n"
+        "print(heavy)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "[]"
+
+
+def test_the_example_bot_answers_the_protocol():
+    """`python -m awale.examples.uci_bot`, fed the docstring's session (tests/python/test_engines.py
+    plays it in tournaments)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "awale.examples.uci_bot"],
+        input="uci\nposition startpos moves C\ngo movetime 100\nquit\n",
+        cwd=Path(tempfile.gettempdir()), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "uciok" in proc.stdout and "bestmove" in proc.stdout, proc.stdout

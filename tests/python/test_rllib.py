@@ -1,6 +1,6 @@
 """RLlib (issue 15): `awale.rllib.AwaleMultiAgentEnv` passes RLlib's multi-agent env checks for
 2, 3 and 6 players, plays whole games turn by turn, and a tiny masked self-play PPO run
-(`training/rllib_selfplay.py --fast`) trains and plays its tournament.
+(`awale.recipes.rllib_selfplay --fast`) trains and plays its tournament.
 
 RLlib pins an older Gymnasium than the main test venv's, so CI runs this file in a venv of its
 own with ``AWALE_RLLIB=1`` (see `.ci/test`); elsewhere it is skipped unless that is set.
@@ -83,7 +83,7 @@ def test_bad_actions_and_config_are_refused():
 def test_a_tiny_rllib_selfplay_run_trains(tmp_path):
     logdir = tmp_path / "rllib"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "training" / "rllib_selfplay.py"), "--fast", "--cpus", "2",
+        [sys.executable, "-m", "awale.recipes.rllib_selfplay", "--fast", "--cpus", "2",
          "--logdir", str(logdir)],
         capture_output=True, text=True, timeout=900, cwd=ROOT,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -68,3 +70,42 @@ def test_sb3_env_checker_passes_with_illegal_loss(preset):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sb3_check_env(awale.AwaleEnv(preset, illegal="loss"), warn=True)
+
+
+#: The first line of python/README.md's "train, save, load, scorecard" block.
+CARD_MARK = "# sb3: train, save, load, scorecard"
+
+#: A small protocol (two built-in anchors, 4 games each) for the block's scorecard.
+SMALL_PROTOCOL = """version = 1
+[[rules]]
+rules = "abapa"
+seed = 7
+openings = 2
+games = 4
+prior_draws = 1.0
+anchors = [{ spec = "random", rating = 0.0 }, { spec = "greedy", rating = 300.0 }]
+"""
+
+
+def test_the_readme_trains_saves_loads_and_rates_in_five_lines(tmp_path, monkeypatch):
+    """python/README.md's five lines as written, but for 256 steps and a small protocol (the
+    published one plays 1,600 games): the model is saved, loaded, and its card written."""
+    import functools
+    import re
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2] / "python" / "README.md"
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+              if b.startswith(CARD_MARK)]
+    assert len(blocks) == 1
+    code = blocks[0]
+    lines = [line for line in code.splitlines() if line.strip() and not line.startswith("#")]
+    assert len(lines) == 5, lines
+    assert code.count(".learn(50_000)") == 1
+    code = code.replace(".learn(50_000)", ".learn(256)")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(awale, "scorecard", functools.partial(awale.scorecard, protocol=SMALL_PROTOCOL))
+    exec(compile(code, "python/README.md", "exec"), {"__name__": "__readme__"})
+    assert (tmp_path / "ppo_abapa.zip").is_file()
+    card = json.loads((tmp_path / "ppo_card" / "scorecard.json").read_text())
+    assert card["agent"] == "ppo" and card["complete"] and card["games"] == 8, card

@@ -284,10 +284,9 @@ def test_train_on_ray_refuses_bad_arguments(ray, tmp_path):
 
 @needs_trainer
 def test_the_ray_driver_script_trains_and_plays_its_tournament(ray, tmp_path):
-    """`training/ray_selfplay.py --fast` in a process of its own (with its own local Ray)."""
-    root = Path(__file__).resolve().parents[2]
+    """`awale.recipes.ray_selfplay --fast` in a process of its own (with its own local Ray)."""
     done = subprocess.run(
-        [sys.executable, str(root / "training" / "ray_selfplay.py"), "--fast", "--cpus", "2",
+        [sys.executable, "-m", "awale.recipes.ray_selfplay", "--fast", "--cpus", "2",
          "--workers", "2", "--out", str(tmp_path / "run")],
         capture_output=True, text=True, timeout=600,
     )

@@ -9,9 +9,9 @@ collect in parallel (``--runners``); metrics go to TensorBoard (tensorboardX) an
 ``metrics.jsonl``; at the end the greedy policy plays a tournament against the built-in
 agents through ``awale.tournament``.
 
-    python training/rllib_selfplay.py --fast                 # smoke run (CI), about a minute
-    python training/rllib_selfplay.py --rules oware:players=3 --iterations 200
-    python training/rllib_selfplay.py --address auto         # on a running Ray cluster
+    python -m awale.recipes.rllib_selfplay --fast                 # smoke run (CI), about a minute
+    python -m awale.recipes.rllib_selfplay --rules oware:players=3 --iterations 200
+    python -m awale.recipes.rllib_selfplay --address auto         # on a running Ray cluster
 
 Needs ``pip install 'awale[rllib]'`` (ray[rllib]) and torch; ray[rllib] pins an older Gymnasium,
 so a venv of its own is best.

@@ -3,16 +3,20 @@
 
 It reads commands on stdin and answers on stdout, one line each. Any referee that speaks the
 protocol can play it: ``awale tournament``, ``awale match``, ``awale.tournament`` (with the spec
-``engine:cmd=python3,args=examples/uci_bot.py``), Aualé. Its moves come from ``choose`` below: the move that
+``engine:cmd=python3,args=-m awale.examples.uci_bot`` from Python; on the command line,
+where specs are split at spaces, ``args=`` names this file), Aualé. Its moves come from ``choose`` below: the move that
 captures the most seeds, the leftmost among equals. Replace ``choose`` with your own.
 
 Try it by hand::
 
-    printf 'uci\\nposition startpos moves C\\ngo movetime 100\\nquit\\n' | python3 examples/uci_bot.py
+    printf 'uci\\nposition startpos moves C\\ngo movetime 100\\nquit\\n' | python3 -m awale.examples.uci_bot
 
 and rate it::
 
-    awale match engine:cmd=python3,args=examples/uci_bot.py,name=bot greedy --games 20
+    BOT=$(python3 -c 'import awale.examples.uci_bot as b; print(b.__file__)')
+    awale match engine:cmd=python3,args=$BOT,name=bot greedy --games 20
+
+It ships in the wheel (``awale/examples/uci_bot.py``): copy the file to start a bot of your own.
 
 The board and the moves are the ``awale`` package's (``pip install awale``): the bot only
 translates the protocol's FEN and move letters to an ``awale.Game``.

@@ -15,9 +15,9 @@ and ``awale ladder OUT`` rates them all. TensorBoard logs go to ``OUT/tb`` (with
 ``tensorboard`` package), metrics to ``OUT/metrics.jsonl``. The run ends with a match against
 ``--final-opponent`` on openings and a seed that differ from training's.
 
-    python training/az_torch.py                          # abapa, 27 minutes, then 400 games vs depth 6
-    python training/az_torch.py --fast                   # a tiny run (seconds), as CI runs it
-    python training/az_torch.py --device cuda --hidden 512 512 512
+    python -m awale.recipes.az_torch                          # abapa, 27 minutes, then 400 games vs depth 6
+    python -m awale.recipes.az_torch --fast                   # a tiny run (seconds), as CI runs it
+    python -m awale.recipes.az_torch --device cuda --hidden 512 512 512
 
 Needs ``torch`` and ``safetensors`` (``pip install awale[torch]``).
 """

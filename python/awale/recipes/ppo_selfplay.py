@@ -22,9 +22,9 @@ runs`) and to `metrics.jsonl` in the same folder, evaluates the greedy (argmax) 
 the built-in `random` and `greedy` agents during training, and ends with a tournament
 (`awale.tournament`) of the trained policy against the built-in agents.
 
-    python training/ppo_selfplay.py --fast          # smoke run, ~15 s (what CI runs)
-    python training/ppo_selfplay.py                 # default run: abapa, a few minutes on 2 cores
-    python training/ppo_selfplay.py --rules oware3 --total-steps 2000000 --save ppo_oware3.pt
+    python -m awale.recipes.ppo_selfplay --fast          # smoke run, ~15 s (what CI runs)
+    python -m awale.recipes.ppo_selfplay                 # default run: abapa, a few minutes on 2 cores
+    python -m awale.recipes.ppo_selfplay --rules oware3 --total-steps 2000000 --save ppo_oware3.pt
 
 Needs torch (CPU is enough); TensorBoard logging needs the `tensorboard` package (without it the
 recipe warns and logs to metrics.jsonl only). `AWALE_FAST=1` in the environment means `--fast`.

@@ -9,9 +9,9 @@ steps all boards in one Rust call, and every ``--steps`` steps an n-step advanta
 update runs. At the end the greedy policy plays a gauntlet against the built-in agents through
 ``awale.tournament``.
 
-    python training/torch_dlpack.py --fast            # smoke run (what CI runs), a few seconds
-    python training/torch_dlpack.py                   # abapa against random, about a minute
-    python training/torch_dlpack.py --device cuda     # the same on a GPU
+    python -m awale.recipes.torch_dlpack --fast            # smoke run (what CI runs), a few seconds
+    python -m awale.recipes.torch_dlpack                   # abapa against random, about a minute
+    python -m awale.recipes.torch_dlpack --device cuda     # the same on a GPU
 
 Needs torch (``pip install 'awale[sb3]'`` brings it, or any torch build).
 """

@@ -1,7 +1,7 @@
 """Plot the curves of an `awale train` run (the scalars it logs to TensorBoard, read from the
 run's `metrics.jsonl`) into PNG files.
 
-    python training/plot_metrics.py runs/abapa/metrics.jsonl --out docs/img --prefix abapa
+    python -m awale.recipes.plot_metrics runs/abapa/metrics.jsonl --out docs/img --prefix abapa
 
 Writes PREFIX_losses.png (losses, policy entropy, value error), PREFIX_eval.png (scores against
 each built-in agent, and the Elo curve) and PREFIX_selfplay.png (self-play throughput).

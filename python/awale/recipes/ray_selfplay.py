@@ -16,9 +16,9 @@ ends as if nothing happened (``training/ray_chaos.py`` checks it). A worker lost
 ``--max-failures`` times in a row, or none left, stops the run after saving it; a learner that
 dies is started again from its last checkpoint (``--learner-restarts``).
 
-    python training/ray_selfplay.py --fast                           # smoke run (CI), seconds
-    python training/ray_selfplay.py --config training/abapa.toml --workers 8 --threads-per-worker 2
-    python training/ray_selfplay.py --address auto --config training/abapa.toml --workers 32
+    python -m awale.recipes.ray_selfplay --fast                           # smoke run (CI), seconds
+    python -m awale.recipes.ray_selfplay --config abapa --workers 8 --threads-per-worker 2
+    python -m awale.recipes.ray_selfplay --address auto --config abapa --workers 32
     tensorboard --logdir runs/                                       # the curves
 
 Needs ``pip install 'awale[ray]'`` and, on every node, an awale extension built with the
@@ -61,7 +61,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--config", default=None,
-                   help="training config (TOML); default: the built-in tiny config")
+                   help="training config: a TOML file or a built-in name (abapa, wari, ...; "
+                        "as `awale train --config`); default: the built-in tiny config")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key, e.g. --set training.iterations=10 (repeatable)")
     p.add_argument("--out", default=None, help="the run's folder (default runs/NAME)")

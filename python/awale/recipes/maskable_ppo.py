@@ -6,9 +6,9 @@ Needs the `sb3` extra (stable-baselines3, sb3-contrib, torch); TensorBoard loggi
 `tensorboard` package (without it the recipe warns and trains without the event files):
 
     pip install ".[sb3]" tensorboard   # or, in a dev venv: maturin develop --release
-    python training/maskable_ppo.py --fast     # a smoke run, ~20 s on 2 cores (what CI runs)
-    python training/maskable_ppo.py            # the default run: abapa, a few minutes on 2 cores
-    python training/maskable_ppo.py --rules wari --timesteps 5000000 --save ppo_wari
+    python -m awale.recipes.maskable_ppo --fast     # a smoke run, ~20 s on 2 cores (what CI runs)
+    python -m awale.recipes.maskable_ppo            # the default run: abapa, a few minutes on 2 cores
+    python -m awale.recipes.maskable_ppo --rules wari --timesteps 5000000 --save ppo_wari
     tensorboard --logdir runs
 
 The agent plays against the built-in opponents of `--opponents` (default `random,greedy`) in
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import threading
 import time
 from pathlib import Path
@@ -32,8 +31,6 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ppo_selfplay import evaluate, final_tournament  # noqa: E402  (shared helpers)
 
 
 def mixed_env(
@@ -169,6 +166,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+
+    from awale.recipes.ppo_selfplay import evaluate, final_tournament  # shared helpers (torch)
 
     t_start = time.perf_counter()
     torch.set_num_threads(1)

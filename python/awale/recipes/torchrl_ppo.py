@@ -6,8 +6,8 @@ The env is `awale.AwaleEnv(rules, opponent=..., obs_mode="dict")` wrapped by Tor
 to -inf. TorchRL's `SyncDataCollector`, `GAE` and `ClipPPOLoss` do the rest. At the end the
 greedy policy plays 100 games against the built-in `random` and `greedy` opponents.
 
-    python training/torchrl_ppo.py --fast       # smoke run (what CI runs), a few seconds
-    python training/torchrl_ppo.py              # abapa against random, a few minutes
+    python -m awale.recipes.torchrl_ppo --fast       # smoke run (what CI runs), a few seconds
+    python -m awale.recipes.torchrl_ppo              # abapa against random, a few minutes
 
 Needs `pip install 'awale[torchrl]'` (torch and torchrl).
 """

@@ -1,0 +1,6 @@
+"""Examples shipped in the wheel, to run and to copy:
+
+    python -m awale.examples.uci_bot   # a bot speaking the engine protocol (docs/engines.md)
+
+Importing this package imports none of them.
+"""
