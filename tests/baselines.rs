@@ -241,8 +241,7 @@ fn a_bad_play_entry_is_refused_with_the_reason() {
         (r#"\"puct\""#, r#"\"pucx\""#, "pucx"),
     ] {
         let e = awale::train::export::from_safetensors(&replace(from, to))
-            .err()
-            .expect("accepted")
+            .expect_err("accepted")
             .to_string();
         assert!(e.contains("play settings") && e.contains(why), "{e}");
     }

@@ -1,5 +1,5 @@
 //! `awale serve`: a local web page to play any preset against any agents, watch agents play,
-//! and replay game records and tournament files; and the JSON API under it (`api.rs`).
+//! and replay game records and tournament files; and the JSON API under it (`api`).
 //!
 //! The page (`page.html`, compiled into the binary) needs nothing from the web: it draws the
 //! board as SVG and talks to the API. Every rule stays in the engine: the server sends the
