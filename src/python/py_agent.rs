@@ -2,8 +2,9 @@
 //! one (tournament, match, scorecard, an env's opponent, `Tablebase.accuracy`, `awale.play`).
 //!
 //! A Python agent is an object with `select(state) -> house` (an `awale.Agent`, an
-//! `awale.SearchAgent`, an `awale.ObservationAgent`, or any object of the caller's) or a
-//! function of an `awale.State` returning a house. The older form, a function
+//! `awale.SearchAgent`, an `awale.ObservationAgent`, or any object of the caller's; its
+//! optional `reset(seed)` is called before each game of a tournament) or a function of an
+//! `awale.State` returning a house. The older form, a function
 //! `(observation, mask) -> house`, still plays (told apart by its two required positional
 //! parameters) with a `DeprecationWarning` that names the new way. Spec strings stay with each
 //! caller (they build Rust agents, not Python ones).

@@ -53,6 +53,8 @@ struct PyAgent {
     /// Held around each call of an agent that is not declared thread-safe (one lock per
     /// agent object, shared by every agent and entrant built from it).
     serial: Option<Arc<Mutex<()>>>,
+    /// What the agent's `reset(seed)` raised, reported at its next move.
+    reset_error: Option<PyErr>,
 }
 
 impl Agent for PyAgent {
@@ -63,6 +65,12 @@ impl Agent for PyAgent {
     fn select(&mut self, turn: &Turn<'_>) -> Result<usize> {
         let (rules, state) = (turn.rules, turn.state);
         let ply = state.ply() + 1;
+        if let Some(e) = self.reset_error.take() {
+            let reason = Python::attach(|py| format!("reset(seed) raised {}", describe(py, &e)));
+            return Err(self
+                .shared
+                .fail(&self.name, ply, reason, FailKind::Raised(e)));
+        }
         // Taken before the GIL (never the other way round), so that a caller waiting here does
         // not hold the GIL that the call in progress may need back.
         let _serial = self
@@ -90,7 +98,24 @@ impl Agent for PyAgent {
         })
     }
 
-    fn reset(&mut self, _seed: u64) {}
+    /// Calls the agent's own `reset(seed)` when it has one (an object with `select`), before
+    /// each game, with the game's seed for this seat; what it raises fails the agent's next move.
+    fn reset(&mut self, seed: u64) {
+        if self.form != Form::Select {
+            return;
+        }
+        let _serial = self
+            .serial
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
+        self.reset_error = Python::attach(|py| {
+            let agent = self.func.bind(py);
+            match agent.getattr("reset") {
+                Ok(f) if f.is_callable() => f.call1((seed,)).err(),
+                _ => None,
+            }
+        });
+    }
 }
 
 /// One agent argument, read.
@@ -254,6 +279,7 @@ fn entrant(
                     enc,
                     shared: sh.clone(),
                     serial: serial.clone(),
+                    reset_error: None,
                 }) as Box<dyn Agent>)
             })
         }

@@ -143,6 +143,50 @@ def test_every_form_plays_a_person():
         _play(lambda s: 9)
 
 
+class Seeded:
+    """An object with select and reset(seed): a random legal move from its own generator."""
+
+    name = "seeded"
+
+    def __init__(self):
+        self.seeds = []
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed):
+        self.seeds.append(seed)
+        self.rng = np.random.default_rng(seed)
+
+    def select(self, state):
+        return int(self.rng.choice(state.legal_moves()))
+
+
+def test_reset_is_called_before_each_game_with_its_seed():
+    a, b = Seeded(), Seeded()
+    ra = awale.tournament([a, "greedy"], games=4, seed=5, threads=2)
+    rb = awale.tournament([b, "greedy"], games=4, seed=5, threads=1)
+    # once a game, each with a seed of its own that the run's seed decides: the same games
+    # whatever the thread count
+    assert len(a.seeds) == 4 and len(set(a.seeds)) == 4
+    assert sorted(a.seeds) == sorted(b.seeds)
+    assert sorted(_records(ra)) == sorted(_records(rb))
+    c = Seeded()
+    awale.tournament([c, "greedy"], games=4, seed=6, threads=1)
+    assert sorted(c.seeds) != sorted(a.seeds)
+
+
+def test_a_reset_that_raises_fails_the_agent_with_the_reason():
+    class Broken(Seeded):
+        name = "broken"
+
+        def reset(self, seed):
+            raise ZeroDivisionError("no reset")
+
+    with pytest.raises(RuntimeError, match=r"agent 'broken' failed: .*reset\(seed\) raised "
+                       r"ZeroDivisionError: no reset") as info:
+        awale.tournament([Broken(), "random"], games=2, threads=1)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
 def test_a_non_agent_is_a_clear_type_error():
     with pytest.raises(TypeError, match=r"select\(state\)"):
         awale.tournament([3, "random"], games=2)
