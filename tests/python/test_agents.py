@@ -8,12 +8,14 @@ state as the env does."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import warnings
 
 import numpy as np
 import pytest
 
 import awale
+from awale.training import HAS_TRAINER
 
 TINY = """
 version = 1
@@ -254,3 +256,23 @@ def test_sb3_agent_plays_what_predict_plays():
         awale.sb3.agent(model).select(awale.State("abapa"))
     r = awale.tournament([("ppo", agent), "random"], games=2)
     assert r.games == 2
+
+
+WANT_TRAINER = os.environ.get("AWALE_TRAINER") == "1"
+
+
+@pytest.mark.skipif(not HAS_TRAINER and not WANT_TRAINER,
+                    reason="needs an extension built with the trainer")
+def test_a_network_is_an_agent_in_one_line():
+    """python/README.md's one-liners for an awale.Network: its search, its spec, its raw policy."""
+    net = awale.Network.baseline("abapa-v1")
+    raw = awale.ObservationAgent(lambda o, m: net.predict(o)[0], obs=net.encoding,
+                                 scale="network", name="raw")
+    search = awale.SearchAgent(net, sims=8, name="search")
+    r = awale.tournament([raw, search, "nn:baseline=abapa-v1,sims=8", "random"], games=2, seed=0)
+    assert r.games == 12
+    # the raw policy is the network's argmax over legal houses, from the mover's view
+    state = awale.State("abapa")
+    logits = net.predict(net.encode(state))[0]
+    legal = state.legal_moves()
+    assert raw.select(state) == max(legal, key=lambda h: logits[h])
