@@ -355,7 +355,7 @@ def baseline_manifests() -> str:
 def run_ladder(
     runs: Sequence[Union[str, os.PathLike[str]]],
     *,
-    anchors: str,
+    anchors: Union[str, Sequence[Any]],
     out: Union[str, os.PathLike[str]],
     sims: int,
     run: _GameRun,

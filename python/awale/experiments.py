@@ -284,7 +284,7 @@ def ladder(
     runs: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
     *,
     out: Union[str, "os.PathLike[str]"],
-    anchors: Union[str, Sequence[str]] = (),
+    anchors: Union[str, Sequence[Any]] = (),
     games: int = 20,
     sims: int = 64,
     openings: int = 4,
@@ -299,8 +299,9 @@ def ladder(
     workers: Optional[int] = None,
 ) -> LadderResult:
     """Rates the network generations of one or more training runs (``awale train`` with
-    ``checkpoint.generations_every``) and ``anchors`` (agent specs) on one Elo scale, as
-    ``awale ladder``: each generation plays the next two of its run and every anchor, so the
+    ``checkpoint.generations_every``) and ``anchors`` (agent specs, or any agent a tournament
+    takes: a Python agent plays under its name, one word; locally, not on Ray) on one Elo
+    scale, as ``awale ladder``: each generation plays the next two of its run and every anchor, so the
     cost grows linearly with the generations. Resumable (``out``), on every core, or on Ray
     (``backend="ray"``). Writes ``ladder.csv``, ``ladder.json``, ``ladder.svg`` and
     TensorBoard scalars in ``out``; with ``plot=``, also a matplotlib picture there (needs
@@ -321,12 +322,19 @@ def ladder(
     run_list = [_folder_arg(r, "a run") for r in runs]
     if not run_list:
         raise ValueError("ladder needs at least one run folder")
-    if not isinstance(anchors, str):
-        anchors = ",".join(anchors)
+    anchor_list: Any = anchors if isinstance(anchors, str) else list(anchors)
     out_path = _folder_arg(out)
     run = dict(games=games, openings=openings, seed=seed, threads=threads, max_plies=max_plies)
     if _on_ray(backend, shard, limit, workers):
         from awale.distributed import ray_run
+
+        if not isinstance(anchors, str):
+            if not all(isinstance(a, str) for a in anchor_list):
+                raise ValueError(
+                    "a ladder on Ray takes anchors as spec strings: a Python agent plays "
+                    "in the local backend only"
+                )
+            anchors = ",".join(anchor_list)
 
         result = ray_run(
             "ladder", (run_list,), workers=workers, out=out_path, anchors=anchors, sims=sims,
@@ -337,7 +345,7 @@ def ladder(
         with _progress(progress, "ladder") as callback:
             text = _core.run_ladder(
                 run_list,
-                anchors=anchors,
+                anchors=anchor_list,
                 out=out_path,
                 sims=_count("sims", sims, 1),
                 run=game_run,

@@ -644,3 +644,78 @@ pub(crate) fn run_match(
     v["game_results"] = Value::Array(report.game_results.iter().map(game_json).collect());
     Ok(v.to_string())
 }
+
+/// The ladder's anchors (`awale.ladder(anchors=[...])`): spec strings as they are, and every
+/// other agent (a Python agent, an `awale.Agent`, an `awale.SearchAgent`, a `(name, agent)`
+/// tuple) read as a tournament reads it; a Python agent or a search is added to `registry` as a
+/// kind of its own, named by the agent's name, so that the ladder plays it by that name.
+/// Returns the anchors as spec texts.
+#[cfg(feature = "train")]
+pub(crate) fn ladder_anchors(
+    anchors: &Bound<'_, PyAny>,
+    registry: &mut Registry,
+    shared: &Arc<Shared>,
+) -> PyResult<Vec<String>> {
+    if let Ok(s) = anchors.cast::<PyString>() {
+        return Ok(vec![s.to_cow()?.into_owned()]);
+    }
+    let locks = Arc::new(Mutex::new(Vec::new()));
+    let mut texts = Vec::new();
+    for (i, obj) in anchors.try_iter()?.enumerate() {
+        let obj = obj?;
+        if let Ok(s) = obj.cast::<PyString>() {
+            texts.push(s.to_cow()?.into_owned());
+            continue;
+        }
+        let entry = entry_arg(&obj, "an anchor", &format!("python_{i}"))?;
+        if let Entry::Spec(spec) = &entry {
+            texts.push(spec.to_string());
+            continue;
+        }
+        let name = entry.name();
+        let plain = name
+            .parse::<AgentSpec>()
+            .ok()
+            .filter(|s| s.kind == name && s.options.is_empty() && !name.contains([',', '|', ' ']));
+        if plain.is_none() {
+            return Err(PyValueError::new_err(format!(
+                "an anchor's name must be one plain word (letters, digits, '_' or '-'), got \
+                 {name:?}: pass (name, agent)"
+            )));
+        }
+        if registry.entries().iter().any(|e| e.kind == name) {
+            return Err(PyValueError::new_err(format!(
+                "an anchor is named '{name}', which is an agent kind: pass (other_name, agent)"
+            )));
+        }
+        let (entry, shared, locks) = (Arc::new(entry), shared.clone(), locks.clone());
+        let factory: crate::agents::AgentFactory =
+            Arc::new(move |_spec: &AgentSpec, rules: &Rules| {
+                Python::attach(|py| {
+                    let mut locks = locks.lock().unwrap_or_else(|e| e.into_inner());
+                    entrant(
+                        py,
+                        &entry,
+                        &Registry::builtin(),
+                        rules,
+                        ObsEncoding::default(),
+                        &shared,
+                        &mut locks,
+                    )
+                    .map_err(|e| crate::error::AwaleError::AgentFailed {
+                        agent: entry.name(),
+                        reason: describe(py, &e),
+                    })
+                })?
+                .make()
+            });
+        registry.register(
+            &name,
+            "a Python agent (an anchor of awale.ladder)",
+            &[],
+            factory,
+        );
+        texts.push(name);
+    }
+    Ok(texts)
+}

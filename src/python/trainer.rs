@@ -391,7 +391,7 @@ pub(crate) fn train<'py>(
 pub(crate) fn run_ladder(
     py: Python<'_>,
     runs: Vec<PathBuf>,
-    anchors: String,
+    anchors: &Bound<'_, PyAny>,
     out: PathBuf,
     sims: u32,
     run: &Bound<'_, pyo3::types::PyDict>,
@@ -407,15 +407,18 @@ pub(crate) fn run_ladder(
     {
         use crate::train::ladder::{run_ladder, LadderConfig};
         let mut cfg = LadderConfig::new(runs, out);
-        if !anchors.trim().is_empty() {
-            cfg.anchors = vec![anchors];
-        }
+        let shared = std::sync::Arc::new(super::game_run::Shared::default());
+        let mut registry = crate::train::registry();
+        let anchors = super::tournament::ladder_anchors(anchors, &mut registry, &shared)?;
+        cfg.anchors = anchors
+            .into_iter()
+            .filter(|a| !a.trim().is_empty())
+            .collect();
         cfg.sims = sims;
         cfg.run = run;
-        let shared = std::sync::Arc::new(super::game_run::Shared::default());
         let report =
             super::game_run::run_in_background(py, shared, progress, "ladder", move |obs| {
-                Ok(run_ladder(&cfg, &crate::train::registry(), obs))
+                Ok(run_ladder(&cfg, &registry, obs))
             })?
             .map_err(train_error)?;
         let t = &report.tournament;

@@ -184,6 +184,28 @@ def test_generations_play_and_the_ladder_rates_them_resumably(ray, tmp_path):
     on_ray = awale.ladder(run, out=tmp_path / "ray", backend="ray", workers=2, **kw)
     assert on_ray.complete and on_ray.entries == whole.entries
 
+    # Any agent a tournament takes is an anchor too (one agent everywhere), under its name.
+    class Leftmost:
+        name = "leftmost"
+
+        def select(self, state):
+            return state.legal_moves()[0]
+
+    def rightmost(state):
+        return state.legal_moves()[-1]
+
+    py_kw = dict(kw, anchors=["random", Leftmost(), ("right", rightmost)])
+    mixed = awale.ladder(run, out=tmp_path / "py", **py_kw)
+    assert mixed.complete and [e["name"] for e in mixed.entries][3:] == ["random", "leftmost",
+                                                                         "right"]
+    assert all(e["elo"] is not None for e in mixed.entries)
+    again = awale.ladder(run, out=tmp_path / "py", **py_kw)  # resumes: nothing left to play
+    assert again.entries == mixed.entries
+    with pytest.raises(ValueError, match="an agent kind"):
+        awale.ladder(run, out=tmp_path / "py2", **dict(kw, anchors=[("greedy", rightmost)]))
+    with pytest.raises(ValueError, match="local backend only"):
+        awale.ladder(run, out=tmp_path / "py3", backend="ray", **py_kw)
+
 
 def test_the_ladder_plot_without_matplotlib_fails_at_once_naming_it(tmp_path, monkeypatch):
     import sys
