@@ -163,14 +163,15 @@ class Seeded:
 
 
 def test_reset_is_called_before_each_game_with_its_seed():
-    a, b = Seeded(), Seeded()
-    ra = awale.tournament([a, "greedy"], games=4, seed=5, threads=2)
+    a, b, t = Seeded(), Seeded(), Seeded()
+    ra = awale.tournament([a, "greedy"], games=4, seed=5, threads=1)
     rb = awale.tournament([b, "greedy"], games=4, seed=5, threads=1)
-    # once a game, each with a seed of its own that the run's seed decides: the same games
-    # whatever the thread count
+    awale.tournament([t, "greedy"], games=4, seed=5, threads=2)
+    # once a game, each with a seed of its own that the run's seed decides, whatever the thread
+    # count; one game at a time (threads=1), a stateful agent replays its games exactly
     assert len(a.seeds) == 4 and len(set(a.seeds)) == 4
-    assert sorted(a.seeds) == sorted(b.seeds)
-    assert sorted(_records(ra)) == sorted(_records(rb))
+    assert sorted(a.seeds) == sorted(b.seeds) == sorted(t.seeds)
+    assert _records(ra) == _records(rb)
     c = Seeded()
     awale.tournament([c, "greedy"], games=4, seed=6, threads=1)
     assert sorted(c.seeds) != sorted(a.seeds)
