@@ -16,7 +16,9 @@ Fails (exit 1, each problem on a line) when:
 Modules whose optional dependency is missing here (``awale.rllib`` needs ``ray[rllib]``, which
 pins an older Gymnasium than the test venv's) are documented against a stand-in for that
 dependency, as Sphinx's ``autodoc_mock_imports`` does, so that every public module is in the
-reference wherever it is built.
+reference wherever it is built. The recipes and examples (``awale.recipes``,
+``awale.examples``) are programs run with ``python -m``: their packages' pages list them, their
+``--help`` documents each.
 """
 
 from __future__ import annotations
@@ -97,6 +99,10 @@ def use_core_stubs() -> None:
     pdoc.doc_pyi.include_typeinfo_from_stub_files = include
 
 
+#: Packages of programs (``python -m awale.recipes.NAME``): documented by their package's page.
+SCRIPTS = ("awale.recipes.", "awale.examples.")
+
+
 def public_modules() -> tuple[list[str], list[str]]:
     """``awale`` and every submodule whose name does not start with ``_``: those of files, and
     those made at import time."""
@@ -106,8 +112,13 @@ def public_modules() -> tuple[list[str], list[str]]:
 
     names = ["awale"]
     for info in pkgutil.walk_packages(awale.__path__, "awale."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        # The recipes and examples are programs run with `python -m`, not an API: their packages'
+        # pages list them; importing one would import its heavy packages (torch, sb3, ray).
+        if info.name.startswith(SCRIPTS):
+            continue
+        names.append(info.name)
     # Modules made at import time (`awale.pettingzoo.abapa_v0`, ...): named in an `__all__`.
     made = []
     for name in names:

@@ -4,3 +4,6 @@
 
 Importing this package imports none of them.
 """
+
+#: Programs, not an API: nothing to import from here (each runs with `python -m`).
+__all__: list[str] = []

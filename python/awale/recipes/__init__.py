@@ -15,3 +15,6 @@ sb3, ray) when it runs. To change a recipe, copy its file (``awale/recipes/NAME.
 TOML configs of the Rust trainer are built into ``awale train --config NAME`` instead
 (docs/training.md). Their methods and measured results: docs/training-python.md.
 """
+
+#: Programs, not an API: nothing to import from here (each runs with `python -m`).
+__all__: list[str] = []
