@@ -660,6 +660,8 @@ pub(crate) fn ladder_anchors(
         return Ok(vec![s.to_cow()?.into_owned()]);
     }
     let locks = Arc::new(Mutex::new(Vec::new()));
+    // What `entrant` builds specs with; the anchors that reach it here are not specs.
+    let builtin = Arc::new(Registry::builtin());
     let mut texts = Vec::new();
     for (i, obj) in anchors.try_iter()?.enumerate() {
         let obj = obj?;
@@ -688,7 +690,12 @@ pub(crate) fn ladder_anchors(
                 "an anchor is named '{name}', which is an agent kind: pass (other_name, agent)"
             )));
         }
-        let (entry, shared, locks) = (Arc::new(entry), shared.clone(), locks.clone());
+        let (entry, shared, locks, builtin) = (
+            Arc::new(entry),
+            shared.clone(),
+            locks.clone(),
+            builtin.clone(),
+        );
         let factory: crate::agents::AgentFactory =
             Arc::new(move |_spec: &AgentSpec, rules: &Rules| {
                 Python::attach(|py| {
@@ -696,7 +703,7 @@ pub(crate) fn ladder_anchors(
                     entrant(
                         py,
                         &entry,
-                        &Registry::builtin(),
+                        &builtin,
                         rules,
                         ObsEncoding::default(),
                         &shared,
