@@ -478,7 +478,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trainer::default_run_folder, m)?)?;
     m.add_function(wrap_pyfunction!(trainer::worker_shards, m)?)?;
     m.add_function(wrap_pyfunction!(trainer::checkpoint_info, m)?)?;
-    m.add_function(wrap_pyfunction!(trainer::run_ladder, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::run_ladder, m)?)?;
     cli::register(m)?;
     Ok(())
 }

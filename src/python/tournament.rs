@@ -1,5 +1,6 @@
 //! `run_tournament`: a tournament between built-in agents (specs) and Python agents, the
-//! engine of `awale.tournament` (see `python/awale/tournament.py`, which wraps the result).
+//! engine of `awale.tournament` (see `python/awale/tournament.py`, which wraps the result);
+//! `run_match`, `run_scorecard` and `run_ladder` (its anchors any agent) likewise.
 //!
 //! Games run on the tournament's worker threads with the GIL released; a Python agent
 //! ([`super::py_agent`]) is asked with the GIL taken back for each of its moves, and one call at
@@ -725,4 +726,54 @@ pub(crate) fn ladder_anchors(
         texts.push(name);
     }
     Ok(texts)
+}
+
+/// Plays (or resumes) a rating ladder of the generations of `runs` and the `anchors` (see
+/// `awale.ladder`) and returns its report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (runs, *, anchors, out, sims, run, progress))]
+pub(crate) fn run_ladder(
+    py: Python<'_>,
+    runs: Vec<PathBuf>,
+    anchors: &Bound<'_, PyAny>,
+    out: PathBuf,
+    sims: u32,
+    run: &Bound<'_, PyDict>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let run = game_run_arg(run)?;
+    #[cfg(not(feature = "train"))]
+    {
+        let _ = (py, runs, anchors, out, sims, run, progress);
+        Err(super::trainer::no_trainer())
+    }
+    #[cfg(feature = "train")]
+    {
+        use crate::train::ladder::{run_ladder, LadderConfig};
+        let mut cfg = LadderConfig::new(runs, out);
+        let shared = Arc::new(Shared::default());
+        let mut registry = crate::train::registry();
+        let anchors = ladder_anchors(anchors, &mut registry, &shared)?;
+        cfg.anchors = anchors
+            .into_iter()
+            .filter(|a| !a.trim().is_empty())
+            .collect();
+        cfg.sims = sims;
+        cfg.run = run;
+        let report = run_in_background(py, shared, progress, "ladder", move |obs| {
+            Ok(run_ladder(&cfg, &registry, obs))
+        })?
+        .map_err(super::trainer::train_error)?;
+        let t = &report.tournament;
+        Ok(json!({
+            "entries": report.entries,
+            "pairings": report.pairings,
+            "games": t.games_played,
+            "games_scheduled": t.games_scheduled,
+            "complete": t.complete,
+            "stopped": t.stopped,
+            "table": report.table(),
+        })
+        .to_string())
+    }
 }
