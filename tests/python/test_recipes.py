@@ -229,7 +229,7 @@ RECIPES = {
     "torchrl_ppo": ("torch", "torchrl"),
     "torch_dlpack": ("torch",),
     "az_torch": ("torch",),
-    "rllib_selfplay": ("ray", "torch"),
+    "rllib_selfplay": ("ray", "torch", "tree"),
     "ray_selfplay": ("ray",),
     "plot_metrics": (),  # matplotlib is imported when it draws
 }
