@@ -1,6 +1,7 @@
 //! `awale bench`: simulation speed of the single-board engine (`awale bench [engine]`), of
 //! the batch simulator (`awale bench batch`), of self-play (`awale bench selfplay`) or of the
-//! engine protocol (`awale bench protocol`, in `bench_protocol.rs`).
+//! engine protocol (`awale bench protocol`, in `bench_protocol.rs`) or of a network's forward
+//! pass (`awale bench network`, in `bench_network.rs`).
 //!
 //! ```text
 //! awale bench --rules wari --moves 5000000
@@ -42,6 +43,10 @@ enum Mode {
     Selfplay(SelfplayArgs),
     /// Endgame-table probes (`value` and full `probe`) per second on random positions.
     Tablebase(TablebaseArgs),
+    /// A network's forward pass per call, burn's and the plain one play uses, for each batch
+    /// size (feature `train`).
+    #[cfg(feature = "train")]
+    Network(super::bench_network::NetworkArgs),
     /// What the engine protocol costs: an agent's moves in process and behind `awale engine`
     /// (per move: mean, p50, p99), and a round-robin of agents both ways.
     Protocol(super::bench_protocol::ProtocolArgs),
@@ -197,6 +202,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(Mode::Batch(a)) => run_batch(a),
         Some(Mode::Selfplay(a)) => run_selfplay(a),
         Some(Mode::Tablebase(a)) => run_tablebase(a),
+        #[cfg(feature = "train")]
+        Some(Mode::Network(a)) => super::bench_network::run_network(a),
         Some(Mode::Protocol(a)) => super::bench_protocol::run_protocol(a),
     }
 }

@@ -8,6 +8,8 @@ mod output;
 #[cfg(feature = "train")]
 mod baseline;
 mod bench;
+#[cfg(feature = "train")]
+mod bench_network;
 mod bench_protocol;
 mod engine;
 mod game_args;

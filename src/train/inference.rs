@@ -129,7 +129,7 @@ impl NnAgent {
             (self.time_ms > 0).then(|| Instant::now() + Duration::from_millis(self.time_ms));
         let limit = search_limit(deadline, self.stop.as_ref());
         let limit = limit.as_ref().map(|f| f as _);
-        let mut net = NetworkEvaluator::new(&*self.core);
+        let mut net = NetworkEvaluator::new(self.core.dense());
         self.search.start(*state, self.sims, None);
         match &mut self.rollouts {
             Some((lambda, playouts)) => {

@@ -28,6 +28,7 @@
 
 pub mod baseline;
 pub mod calibration;
+pub mod dense;
 pub mod distributed;
 pub mod evaluation;
 pub mod export;

@@ -169,6 +169,33 @@ impl PolicyValueNet {
     }
 }
 
+impl PolicyValueNet {
+    /// Each linear layer's weight (`[d_input, d_output]`, row-major), bias and dims: the trunk's
+    /// in order, then the policy, value and score heads (for [`super::dense::DenseNet`]).
+    pub(crate) fn layers(&self) -> Vec<(Vec<f32>, Vec<f32>, [usize; 2])> {
+        self.trunk
+            .iter()
+            .chain([&self.policy, &self.value, &self.score])
+            .map(|l| {
+                let d = l.weight.val().dims();
+                let dims = [d[0], d[1]];
+                let weight = l
+                    .weight
+                    .val()
+                    .into_data()
+                    .try_to_vec::<f32>()
+                    .expect("f32 weights");
+                let bias = l
+                    .bias
+                    .as_ref()
+                    .map(|b| b.val().into_data().try_to_vec::<f32>().expect("f32 bias"))
+                    .unwrap_or_default();
+                (weight, bias, dims)
+            })
+            .collect()
+    }
+}
+
 /// Builds a network of `config`'s shape on `device` and loads burnpack `bytes` (the weights of a
 /// checkpoint or of a learner's message) into it.
 pub fn load_model(
