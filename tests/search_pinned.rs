@@ -278,10 +278,10 @@ fn the_nn_agent_is_pinned() {
     let rules = Rules::abapa();
     let mut out = String::new();
     for spec in [
-        "nn:baseline=abapa,sims=30,search=gumbel",
-        "nn:baseline=abapa,sims=30,search=puct",
-        "nn:baseline=abapa,sims=30,search=uct",
-        "nn:baseline=abapa,sims=30,search=puct,rollouts=0.5",
+        "nn:baseline=abapa-v1,sims=30,search=gumbel",
+        "nn:baseline=abapa-v1,sims=30,search=puct",
+        "nn:baseline=abapa-v1,sims=30,search=uct",
+        "nn:baseline=abapa-v1,sims=30,search=puct,rollouts=0.5",
     ] {
         let spec = spec.parse().unwrap();
         let mut a = registry.build(&spec, &rules).unwrap();

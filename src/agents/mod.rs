@@ -223,26 +223,10 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
 }
 
-/// Mixes two 64-bit values into a well-spread seed (SplitMix64 finalizer); used to derive the
-/// seeds of games and agents from a tournament seed.
-///
-/// ```
-/// use awale::agents::derive_seed;
-/// assert_eq!(derive_seed(1, 2), derive_seed(1, 2));
-/// assert_ne!(derive_seed(1, 2), derive_seed(2, 1));
-/// ```
-pub fn derive_seed(a: u64, b: u64) -> u64 {
-    splitmix(splitmix(a) ^ b)
-}
-
-/// The SplitMix64 output function: a bijection on 64-bit values.
-#[inline]
-pub(crate) fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+// The seed mixers live with the random streams (`src/batch/rng.rs`); agents, tournaments and
+// searches name them here.
+pub use crate::batch::derive_seed;
+pub(crate) use crate::batch::splitmix;
 
 /// A uniformly random set bit of `mask` (which must not be zero), as its index.
 #[inline]

@@ -1,6 +1,7 @@
 //! Per-board random streams: one master seed gives board `i` the ChaCha8 stream `i` of the key
 //! derived from that seed, so no board's randomness depends on another board, on the thread
-//! count or on how the batch is split.
+//! count or on how the batch is split. [`derive_seed`] mixes two values into a seed: the one
+//! way every layer derives the seeds of games, agents and searches from one.
 //!
 //! ```
 //! use awale::batch::{board_rng, RngSnapshot};
@@ -23,6 +24,27 @@ pub fn board_rng(master: u64, board: usize) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(master);
     rng.set_stream(board as u64);
     rng
+}
+
+/// Mixes two 64-bit values into a well-spread seed (SplitMix64 finalizer); used to derive the
+/// seeds of games, agents and searches from one seed (a tournament's, a run's).
+///
+/// ```
+/// use awale::batch::derive_seed;
+/// assert_eq!(derive_seed(1, 2), derive_seed(1, 2));
+/// assert_ne!(derive_seed(1, 2), derive_seed(2, 1));
+/// ```
+pub fn derive_seed(a: u64, b: u64) -> u64 {
+    splitmix(splitmix(a) ^ b)
+}
+
+/// The SplitMix64 output function: a bijection on 64-bit values.
+#[inline]
+pub(crate) fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The exact position of a ChaCha8 generator: key, stream and word position. Serializable;

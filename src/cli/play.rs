@@ -108,32 +108,6 @@ fn opponents(
     Ok(seats)
 }
 
-/// `game` taken back to the last turn of a person (`is_person(seat)`): the moves since it and
-/// that move itself are dropped. Returns the shorter game and the plies taken back, or `None`
-/// when no person has moved yet.
-pub(crate) fn take_back(
-    game: &Game,
-    is_person: impl Fn(usize) -> bool,
-) -> awale::Result<Option<(Game, usize)>> {
-    let rules = *game.rules();
-    let moves: Vec<usize> = game.moves().iter().map(|&m| m as usize).collect();
-    let mut s = *game.start();
-    let mut last = None;
-    for (i, &h) in moves.iter().enumerate() {
-        if is_person(s.to_move()) {
-            last = Some(i);
-        }
-        s.apply_unchecked(&rules, h);
-    }
-    match last {
-        None => Ok(None),
-        Some(i) => Ok(Some((
-            Game::replay(rules, *game.start(), &moves[..i])?,
-            moves.len() - i,
-        ))),
-    }
-}
-
 /// The `hint` text: [`awale::agents::hint`], and the table's values when it covers the position.
 fn hint(
     game: &Game,
@@ -333,7 +307,7 @@ pub fn session(
                 }
                 "undo" => {
                     // Back to the person's previous turn: drop the moves since it, and it.
-                    match take_back(&game, |seat| seat == me)? {
+                    match game.taken_back(|seat| seat == me)? {
                         None => writeln!(out, "nothing to undo: you have not moved yet")?,
                         Some((shorter, plies)) => {
                             game = shorter;

@@ -155,4 +155,39 @@ impl Game {
         }
         Ok(g)
     }
+
+    /// The game taken back to the last turn of a person (`is_person(seat)`), for an undo
+    /// (`awale play`'s `undo`, the server's `POST /api/games/{id}/undo`): the moves since it
+    /// and that move itself are dropped. Returns the shorter game and the plies taken back, or
+    /// `None` when no person has moved yet.
+    ///
+    /// ```
+    /// use awale::{Game, Rules};
+    /// let mut g = Game::new(Rules::abapa());
+    /// for h in [2, 3, 1] {
+    ///     g.apply(h).unwrap();
+    /// }
+    /// // South (seat 0) is the person: its last move was the third ply.
+    /// let (back, plies) = g.taken_back(|seat| seat == 0).unwrap().unwrap();
+    /// assert_eq!((back.moves(), plies), (&[2u8, 3][..], 1));
+    /// assert!(g.taken_back(|_| false).unwrap().is_none());
+    /// ```
+    pub fn taken_back(&self, is_person: impl Fn(usize) -> bool) -> Result<Option<(Game, usize)>> {
+        let moves: Vec<usize> = self.moves.iter().map(|&m| m as usize).collect();
+        let mut s = self.start;
+        let mut last = None;
+        for (i, &h) in moves.iter().enumerate() {
+            if is_person(s.to_move()) {
+                last = Some(i);
+            }
+            s.apply_unchecked(&self.rules, h);
+        }
+        match last {
+            None => Ok(None),
+            Some(i) => Ok(Some((
+                Game::replay(self.rules, self.start, &moves[..i])?,
+                moves.len() - i,
+            ))),
+        }
+    }
 }

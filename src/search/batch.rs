@@ -29,7 +29,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{Evaluation, GuidedSearchResult, LeafEvaluator, Search, SearchSettings};
-use crate::agents::derive_seed;
+use crate::batch::derive_seed;
 use crate::error::{AwaleError, Result};
 use crate::notation::format_position;
 use crate::rules::Rules;

@@ -361,7 +361,9 @@ pub(super) async fn undo(
         return Err(ApiError::conflict("an agent is thinking"));
     }
     let persons: Vec<bool> = s.seats.iter().map(|x| matches!(x, Seat::Person)).collect();
-    let back = crate::cli::play::take_back(&s.game, |seat| persons[seat])
+    let back = s
+        .game
+        .taken_back(|seat| persons[seat])
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     match back {
         None => Err(ApiError::conflict(
