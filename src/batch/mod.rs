@@ -121,8 +121,8 @@ pub use observation::{
     encode_state, input_scale, ActionSpec, ObsDtype, ObsEncoding, ObsScale, ObsSpec, ObsValue,
 };
 pub use opponent::{League, Opponent, Policy};
-pub use rng::{board_rng, derive_seed, RngSnapshot};
 pub(crate) use rng::splitmix;
+pub use rng::{board_rng, derive_seed, RngSnapshot};
 pub use snapshot::BatchSnapshot;
 pub use team::threads_or_cores;
 
