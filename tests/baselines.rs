@@ -302,3 +302,39 @@ fn the_network_search_gives_each_root_move_its_value_for_the_mover() {
         }
     }
 }
+
+/// `awale bench network` times both forward passes of a baseline for each batch size, and
+/// refuses what it cannot measure with the reason.
+#[test]
+fn bench_network_times_both_forwards_and_refuses_bad_input() {
+    let (ok, text) = awale_cli(&[
+        "bench",
+        "network",
+        "--network",
+        "abapa-v1",
+        "--batch",
+        "1,3",
+        "--seconds",
+        "0.01",
+    ]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("burn µs/call") && text.contains("plain µs/call"),
+        "{text}"
+    );
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['1', '3']) && l.ends_with('x'))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (args, reason) in [
+        (vec!["--batch", "0"], "at least 1"),
+        (vec!["--seconds", "0"], "between 0 and 600"),
+        (vec!["--network", "no-such-net"], "no-such-net"),
+    ] {
+        let mut all = vec!["bench", "network"];
+        all.extend(args);
+        let (ok, text) = awale_cli(&all);
+        assert!(!ok && text.contains(reason), "{all:?}: {text}");
+    }
+}
