@@ -218,8 +218,10 @@ mod tests {
             ("wari", "compact", vec![40, 24]),
             ("oware3", "onehot:16", vec![32, 32, 16]),
         ] {
-            let mut config = TrainConfig::default();
-            config.rules = rules.into();
+            let mut config = TrainConfig {
+                rules: rules.into(),
+                ..TrainConfig::default()
+            };
             config.network.observation = obs.into();
             config.network.hidden = hidden;
             let core = crate::train::NetCore::fresh(&config).unwrap();
