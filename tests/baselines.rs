@@ -329,6 +329,10 @@ fn bench_network_times_both_forwards_and_refuses_bad_input() {
     assert_eq!(rows.len(), 2, "{text}");
     for (args, reason) in [
         (vec!["--batch", "0"], "at least 1"),
+        (
+            vec!["--batch", "1,100000000"],
+            "100000000 is more than the 65536",
+        ),
         (vec!["--seconds", "0"], "between 0 and 600"),
         (vec!["--network", "no-such-net"], "no-such-net"),
     ] {

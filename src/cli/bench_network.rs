@@ -33,6 +33,9 @@ pub struct NetworkArgs {
     seed: u64,
 }
 
+/// The largest batch measured (its positions are made and encoded up front).
+const MAX_BATCH: usize = 65_536;
+
 /// The network `text` names: a baseline, else a file.
 fn load(text: &str) -> Result<Arc<NetCore>, Box<dyn std::error::Error>> {
     let path = std::path::Path::new(text);
@@ -93,6 +96,12 @@ fn time_calls(net: &dyn Network, features: &[f32], dim: usize, batch: usize, sec
 pub fn run_network(a: NetworkArgs) -> Result<(), Box<dyn std::error::Error>> {
     if a.batch.is_empty() || a.batch.contains(&0) {
         return Err("--batch: give batch sizes of at least 1".into());
+    }
+    if let Some(&b) = a.batch.iter().find(|&&b| b > MAX_BATCH) {
+        return Err(format!(
+            "--batch: {b} is more than the {MAX_BATCH} positions a call measured here"
+        )
+        .into());
     }
     if !(a.seconds > 0.0 && a.seconds <= 600.0) {
         return Err("--seconds: give a time between 0 and 600 seconds".into());
