@@ -61,6 +61,36 @@ impl BenchReport {
     }
 }
 
+/// `n` positions of games played at random from the start of `rules`, each stopped after up to
+/// `max_plies` plies (games not over): the inputs a benchmark or a test feeds a network.
+///
+/// ```
+/// use awale::{bench::random_positions, Rules};
+/// let rules = Rules::abapa();
+/// let states = random_positions(&rules, 10, 60, 1);
+/// assert_eq!(states.len(), 10);
+/// assert!(states.iter().all(|s| !s.is_over()));
+/// assert_eq!(states, random_positions(&rules, 10, 60, 1));
+/// ```
+pub fn random_positions(rules: &Rules, n: usize, max_plies: u64, seed: u64) -> Vec<State> {
+    let mut rng = FastRng::from_seed(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut s = State::initial(rules, 0);
+        for _ in 0..rng.next_u64() % (max_plies + 1) {
+            if s.is_over() {
+                break;
+            }
+            let house = rng.pick(s.legal_mask(rules));
+            let _ = s.apply_unchecked(rules, house);
+        }
+        if !s.is_over() {
+            out.push(s);
+        }
+    }
+    out
+}
+
 /// A small, fast pseudo-random generator (wyrand: a Weyl sequence mixed by one 64×64→128-bit
 /// multiply). Good enough to pick random moves, not for anything cryptographic.
 #[derive(Debug, Clone)]

@@ -11,9 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use awale::az::network::{encode_batch, Network};
-use awale::bench::FastRng;
 use awale::train::NetCore;
-use awale::State;
 use clap::Args as ClapArgs;
 
 /// Arguments of `awale bench network`.
@@ -43,28 +41,6 @@ fn load(text: &str) -> Result<Arc<NetCore>, Box<dyn std::error::Error>> {
         return Ok(Arc::new(NetCore::load(path)?));
     }
     Ok(awale::train::baseline::find(text)?.core()?)
-}
-
-/// Positions of random games under the network's rules (games not over).
-fn positions(core: &NetCore, n: usize, seed: u64) -> Vec<State> {
-    let rules = core.rules;
-    let mut rng = FastRng::from_seed(seed);
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let mut s = State::initial(&rules, 0);
-        let plies = rng.next_u64() % 80;
-        for _ in 0..plies {
-            if s.is_over() {
-                break;
-            }
-            let house = rng.pick(s.legal_mask(&rules));
-            let _ = s.apply_unchecked(&rules, house);
-        }
-        if !s.is_over() {
-            out.push(s);
-        }
-    }
-    out
 }
 
 /// Calls `net` on batches of `batch` rows of `features` for about `seconds`: seconds per call.
@@ -108,7 +84,7 @@ pub fn run_network(a: NetworkArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let core = load(&a.network)?;
     let largest = *a.batch.iter().max().unwrap_or(&1);
-    let states = positions(&core, largest.max(1024), a.seed);
+    let states = awale::bench::random_positions(&core.rules, largest.max(1024), 80, a.seed);
     let mut features = Vec::new();
     encode_batch(
         &core.rules,

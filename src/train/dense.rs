@@ -161,9 +161,8 @@ mod tests {
     use super::*;
     use crate::az::network::encode_batch;
     use crate::az::TrainConfig;
+    use crate::bench::random_positions;
     use crate::state::State;
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
 
     /// The largest difference between the two forwards' outputs on `states`.
     fn gap(core: &crate::train::NetCore, states: &[State]) -> f32 {
@@ -187,29 +186,6 @@ mod tests {
             .fold(0.0, f32::max)
     }
 
-    /// Positions reached by random play from the start under `rules`.
-    fn positions(rules: &Rules, n: usize, seed: u64) -> Vec<State> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut out = Vec::new();
-        while out.len() < n {
-            let mut s = State::initial(rules, 0);
-            let plies = rng.random_range(0..60);
-            for _ in 0..plies {
-                if s.is_over() {
-                    break;
-                }
-                let legal = s.legal_mask(rules);
-                let houses: Vec<usize> = (0..16).filter(|h| legal >> h & 1 == 1).collect();
-                let h = houses[rng.random_range(0..houses.len())];
-                s.apply(rules, h).expect("a legal move");
-            }
-            if !s.is_over() {
-                out.push(s);
-            }
-        }
-        out
-    }
-
     #[test]
     fn dense_forward_equals_burn() {
         for (rules, obs, hidden) in [
@@ -225,13 +201,13 @@ mod tests {
             config.network.observation = obs.into();
             config.network.hidden = hidden;
             let core = crate::train::NetCore::fresh(&config).unwrap();
-            let states = positions(&core.rules, 40, 7);
+            let states = random_positions(&core.rules, 40, 60, 7);
             let gap = gap(&core, &states);
             assert!(gap < 1e-5, "{rules} {obs}: outputs differ by {gap}");
         }
         for baseline in crate::train::baseline::all() {
             let core = baseline.core().unwrap();
-            let gap = gap(&core, &positions(&core.rules, 64, 11));
+            let gap = gap(&core, &random_positions(&core.rules, 64, 60, 11));
             assert!(
                 gap < 1e-4,
                 "{}: outputs differ by {gap}",
