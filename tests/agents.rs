@@ -721,3 +721,71 @@ fn agent_options_come_from_one_declaration_per_kind() {
     assert_eq!(settings.search.eval.store, 5);
     assert_eq!(settings.search.eval.board, 0);
 }
+
+/// Each kind's plan says the memory its agent holds before the agent is built: never less than
+/// what the agent built says of itself ([`Agent::memory_bytes`]), and for the searches of a tree
+/// or a network exactly that; the costs it declares come from its options, every default
+/// resolved.
+#[test]
+fn a_kinds_plan_knows_its_agents_memory_and_costs() {
+    use awale::agents::{AgentSpec, Cost};
+    let registry = awale::agent_kinds::available();
+    let rules = Rules::abapa();
+    let mut specs = vec![
+        ("random", true),
+        ("greedy", true),
+        ("alphabeta", false),
+        ("alphabeta:tt_mb=0,depth=3", false),
+        ("alphabeta:tt_mb=3", false),
+        ("mcts:sims=700", true),
+        ("mcts:sims=50,expand=child", true),
+    ];
+    if cfg!(feature = "train") {
+        specs.extend([
+            ("nn:baseline=abapa,sims=40", true),
+            ("nn:baseline=abapa-v1", true),
+        ]);
+    }
+    for (text, exact) in specs {
+        let spec: AgentSpec = text.parse().unwrap();
+        let plan = registry.plan(&spec).unwrap();
+        let agent = (plan.factory())(&spec, &rules).unwrap();
+        let built = agent.memory_bytes(&rules);
+        assert!(
+            plan.memory_bytes >= built,
+            "{text}: {} < {built}",
+            plan.memory_bytes
+        );
+        if exact {
+            assert_eq!(plan.memory_bytes, built, "{text}");
+        }
+        assert_eq!(
+            plan.instant,
+            matches!(spec.kind.as_str(), "random" | "greedy"),
+            "{text}"
+        );
+    }
+    // A baseline's simulations are resolved by the plan (its manifest's play settings).
+    if cfg!(feature = "train") {
+        let plan = registry
+            .plan(&"nn:baseline=abapa-v1".parse().unwrap())
+            .unwrap();
+        let sims = plan.demand(Cost::Simulations).unwrap();
+        assert!(!sims.given && sims.amount.unwrap() > 64, "{sims:?}");
+    }
+    let plan = registry
+        .plan(&"alphabeta:tt_mb=3".parse().unwrap())
+        .unwrap();
+    assert_eq!(plan.memory_bytes, 3 << 20);
+    assert_eq!(plan.demand(Cost::Depth).unwrap().amount, Some(6));
+    assert!(!plan.uses_tables());
+    // Only the kind that runs programs says so.
+    for entry in registry.entries() {
+        assert_eq!(
+            entry.runs_programs(),
+            entry.kind == "engine",
+            "{}",
+            entry.kind
+        );
+    }
+}

@@ -191,16 +191,33 @@ pub struct AlphaBeta {
 }
 
 impl AlphaBeta {
+    /// The entries of the transposition table of `tt_mb` MiB.
+    fn tt_entries_of(tt_mb: usize) -> usize {
+        let entries = (tt_mb << 20) / std::mem::size_of::<TtEntry>();
+        if entries == 0 {
+            0
+        } else {
+            entries.next_power_of_two() / 2
+        }
+    }
+
+    /// The memory (bytes) an agent of these settings holds once it has searched: what
+    /// [`Agent::memory_bytes`] says of it, known before it is built.
+    ///
+    /// ```
+    /// use awale::agents::{Agent, AlphaBeta, AlphaBetaSettings};
+    /// let cfg = AlphaBetaSettings { tt_mb: 4, ..Default::default() };
+    /// assert_eq!(AlphaBeta::memory_of(&cfg), AlphaBeta::new(cfg).memory_bytes(&awale::Rules::abapa()));
+    /// ```
+    pub fn memory_of(cfg: &AlphaBetaSettings) -> u64 {
+        (Self::tt_entries_of(cfg.tt_mb) * std::mem::size_of::<TtEntry>() + MAX_PLY * 2) as u64
+    }
+
     /// An alpha-beta agent with these settings (a depth of 0 is taken as 1).
     pub fn new(cfg: AlphaBetaSettings) -> AlphaBeta {
         let mut cfg = cfg;
         cfg.depth = cfg.depth.clamp(1, MAX_PLY as u32 - 1);
-        let entries = (cfg.tt_mb << 20) / std::mem::size_of::<TtEntry>();
-        let entries = if entries == 0 {
-            0
-        } else {
-            entries.next_power_of_two() / 2
-        };
+        let entries = Self::tt_entries_of(cfg.tt_mb);
         AlphaBeta {
             name: format!("alphabeta:depth={}", cfg.depth),
             cfg,
@@ -896,7 +913,11 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
         },
     ],
     defaults: AlphaBetaConfig::default,
-    build: |settings, spec, rules| {
+    instant: false,
+    // Its table and killer moves, counted at least at the `tt_mb` asked for.
+    memory: |s| AlphaBeta::memory_of(&s.search).max((s.search.tt_mb as u64) << 20),
+    shared: None,
+    build: |settings, spec, rules, _| {
         AlphaBeta::check_rules(rules).map_err(|e| match e {
             AwaleError::BadAgentSpec { reason, .. } => spec.error(reason),
             e => e,

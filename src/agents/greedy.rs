@@ -75,5 +75,8 @@ pub static KIND: AgentKind<()> = AgentKind {
     summary: "the move with the best immediate gain, ties at random (every preset)",
     options: &[],
     defaults: || (),
-    build: |(), _, _| Ok(Box::new(GreedyAgent::new(0))),
+    instant: true,
+    memory: |()| 0,
+    shared: None,
+    build: |(), _, _, _| Ok(Box::new(GreedyAgent::new(0))),
 };

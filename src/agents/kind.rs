@@ -7,6 +7,13 @@
 //! Defaults live in the kind's settings type (its `defaults`, usually the agent config's
 //! `Default`); the listing prints them from there, so an option is written once.
 //!
+//! A kind also says what the tools that run other people's specs need to know (`awale serve`,
+//! tournaments, the scorecard, Python), so that none of them names a kind: a spec is parsed
+//! **once** into a [`Plan`] — typed settings with every default resolved, what each costed
+//! option comes to ([`Demand`]), the memory its agents hold (known before one is built),
+//! whether its moves are instant — and the agents are built from that plan. Whether a kind may
+//! run a program or read a file follows from its options' [`Cost`] classes.
+//!
 //! ```
 //! use awale::agents::{mcts, AgentSpec};
 //! let spec: AgentSpec = "mcts:sims=50".parse().unwrap();
@@ -17,6 +24,7 @@
 //! assert_eq!(help[0], ("sims".to_string(), "simulations per move (default 1000)".to_string()));
 //! ```
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -27,6 +35,11 @@ use crate::rules::Rules;
 
 /// Builds an agent: the options of the spec have been checked against the kind's known keys.
 pub type AgentFactory = Arc<dyn Fn(&AgentSpec, &Rules) -> Result<Box<dyn Agent>> + Send + Sync>;
+
+/// What the agents built from one plan share, made once per [`Plan`] by a kind that has
+/// something to share ([`AgentKind::shared`]: the engine's pool of processes, killed when the
+/// last agent and the plan are gone).
+pub type Shared = Arc<dyn Any + Send + Sync>;
 
 /// What the value of an option lets whoever writes the spec spend: the class a server that
 /// runs other people's specs (`awale serve`) caps it by, whatever the kind and the key.
@@ -50,6 +63,17 @@ pub enum Cost {
     Tables,
     /// A program to run, or a file to read or write, on the machine.
     Machine,
+}
+
+impl Cost {
+    /// Whether the option's value is an amount (a whole number a server caps): time, depth,
+    /// simulations, memory.
+    pub fn is_amount(self) -> bool {
+        matches!(
+            self,
+            Cost::TimeMs | Cost::Depth | Cost::Simulations | Cost::MemoryMb
+        )
+    }
 }
 
 /// One option of an agent kind, for settings of type `S`.
@@ -87,8 +111,18 @@ pub struct AgentKind<S: 'static> {
     pub options: &'static [AgentOption<S>],
     /// The settings of a spec without options: every default.
     pub defaults: fn() -> S,
-    /// Builds the agent from its settings (the spec is there for its name, its seed and errors).
-    pub build: fn(S, &AgentSpec, &Rules) -> Result<Box<dyn Agent>>,
+    /// Whether its moves cost next to nothing (`random`, `greedy`): a server lets them think
+    /// without waiting for a thinking turn.
+    pub instant: bool,
+    /// The memory (bytes) an agent of these settings holds at most — its transposition table,
+    /// its tree at its whole budget, its network — known before one is built; 0 for next to
+    /// nothing. [`Agent::memory_bytes`] of the agent built never says more (a test holds it).
+    pub memory: fn(&S) -> u64,
+    /// What its agents share, made once per plan (`None` for kinds whose agents share nothing).
+    pub shared: Option<fn() -> Shared>,
+    /// Builds the agent from its settings (the spec is there for its name, its seed and errors;
+    /// `shared` is the plan's, for kinds that have [`AgentKind::shared`]).
+    pub build: fn(S, &AgentSpec, &Rules, Option<&Shared>) -> Result<Box<dyn Agent>>,
 }
 
 impl<S> fmt::Debug for AgentKind<S> {
@@ -137,13 +171,153 @@ impl<S> AgentKind<S> {
             .collect()
     }
 
-    /// The factory of agents of this kind: settings from the spec, then the agent.
-    pub fn factory(&'static self) -> AgentFactory {
-        Arc::new(move |spec: &AgentSpec, rules: &Rules| {
-            let settings = self.settings(spec)?;
-            (self.build)(settings, spec, rules)
+    /// Each option's key, help, cost class and whether it has a default.
+    fn option_infos(&self) -> Vec<OptionInfo> {
+        let defaults = (self.defaults)();
+        self.option_help()
+            .into_iter()
+            .zip(self.options)
+            .map(|((key, help), o)| OptionInfo {
+                key,
+                help,
+                cost: o.cost,
+                has_default: (o.show)(&defaults).is_some(),
+            })
+            .collect()
+    }
+}
+
+/// A declared kind as a registry holds it.
+impl<S: Clone + Send + Sync + 'static> Kind for &'static AgentKind<S> {
+    fn name(&self) -> &str {
+        self.kind
+    }
+
+    fn summary(&self) -> &str {
+        self.summary
+    }
+
+    fn options(&self) -> Vec<OptionInfo> {
+        self.option_infos()
+    }
+
+    fn plan(&self, spec: &AgentSpec) -> Result<Plan> {
+        let kind: &'static AgentKind<S> = self;
+        let settings = kind.settings(spec)?;
+        let demands = kind
+            .options
+            .iter()
+            .filter(|o| o.cost != Cost::Free)
+            .map(|o| {
+                let value = (o.show)(&settings);
+                Demand {
+                    key: o.key.to_string(),
+                    cost: o.cost,
+                    amount: value
+                        .as_deref()
+                        .filter(|_| o.cost.is_amount())
+                        .and_then(|v| v.parse().ok()),
+                    value,
+                    given: spec.get(o.key).is_some(),
+                }
+            })
+            .collect();
+        let memory_bytes = (kind.memory)(&settings);
+        let shared = kind.shared.map(|make| make());
+        let factory: AgentFactory = Arc::new(move |spec: &AgentSpec, rules: &Rules| {
+            (kind.build)(settings.clone(), spec, rules, shared.as_ref())
+        });
+        Ok(Plan {
+            demands,
+            memory_bytes,
+            instant: kind.instant,
+            factory,
         })
     }
+}
+
+/// One option of a kind, as a registry lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionInfo {
+    /// The key, as written in specs.
+    pub key: String,
+    /// One line of help, its default appended.
+    pub help: String,
+    /// What its value costs.
+    pub cost: Cost,
+    /// Whether it has a value when a spec gives none (a folder of tables by default, say).
+    pub has_default: bool,
+}
+
+/// What one costed option of a spec comes to, as its kind resolved it (the spec's value, else
+/// the kind's default at these settings: a baseline's simulations, say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Demand {
+    /// The option's key.
+    pub key: String,
+    /// Its cost class.
+    pub cost: Cost,
+    /// The amount, for the classes that are amounts ([`Cost::is_amount`]); `None` when the
+    /// option is off.
+    pub amount: Option<u64>,
+    /// The value as a spec writes it; `None` when the option is off.
+    pub value: Option<String>,
+    /// Whether the spec gave it (else it is the kind's default).
+    pub given: bool,
+}
+
+/// A spec parsed once by its kind: what it costs, and the factory of its agents (each built from
+/// the same typed settings). [`super::Registry::plan`] makes one.
+pub struct Plan {
+    /// Each costed option, resolved.
+    pub demands: Vec<Demand>,
+    /// The memory one agent holds at most, in bytes, before it is built.
+    pub memory_bytes: u64,
+    /// Whether its moves cost next to nothing.
+    pub instant: bool,
+    pub(super) factory: AgentFactory,
+}
+
+impl fmt::Debug for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Plan")
+            .field("demands", &self.demands)
+            .field("memory_bytes", &self.memory_bytes)
+            .field("instant", &self.instant)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Plan {
+    /// The resolved demand of cost class `cost`, if the kind has such an option (the first).
+    pub fn demand(&self, cost: Cost) -> Option<&Demand> {
+        self.demands.iter().find(|d| d.cost == cost)
+    }
+
+    /// Whether its agents use endgame tables (an option of class [`Cost::Tables`] is set).
+    pub fn uses_tables(&self) -> bool {
+        self.demands
+            .iter()
+            .any(|d| d.cost == Cost::Tables && d.value.is_some())
+    }
+
+    /// The factory of its agents (each built from the plan's settings).
+    pub fn factory(&self) -> AgentFactory {
+        self.factory.clone()
+    }
+}
+
+/// A kind of agent as a [`super::Registry`] holds it: an [`AgentKind`] declaration, or one given
+/// by its parts ([`super::Registry::register`]).
+pub trait Kind: Send + Sync {
+    /// The kind, as written in specs.
+    fn name(&self) -> &str;
+    /// One line of help.
+    fn summary(&self) -> &str;
+    /// Its options besides `name` and `seed`, in listing order.
+    fn options(&self) -> Vec<OptionInfo>;
+    /// Parses `spec` (its keys already checked) into a plan.
+    fn plan(&self, spec: &AgentSpec) -> Result<Plan>;
 }
 
 /// A spec value as a whole number.

@@ -263,7 +263,7 @@ impl Agent for Mcts {
     /// Its tree at the whole budget of `sims` simulations (one node a simulation, two with
     /// `expand=child`).
     fn memory_bytes(&self, _rules: &Rules) -> u64 {
-        Search::tree_bytes(&Mcts::settings(&self.cfg), self.cfg.sims)
+        (KIND.memory)(&self.cfg)
     }
 }
 
@@ -339,7 +339,10 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
         },
     ],
     defaults: MctsConfig::default,
-    build: |cfg, spec, _rules| {
+    instant: false,
+    memory: |cfg| Search::tree_bytes(&Mcts::settings(cfg), cfg.sims),
+    shared: None,
+    build: |cfg, spec, _rules, _| {
         Ok(Box::new(Mcts::new(cfg, 0).with_name(spec.display_name())))
     },
 };

@@ -53,12 +53,14 @@ pub use alphabeta::{AlphaBeta, AlphaBetaSettings, SearchResult};
 pub use eval::Evaluator;
 pub use greedy::GreedyAgent;
 pub use hint::{hint, HINT_TT_MB};
-pub use kind::{AgentFactory, AgentKind, AgentOption, Cost};
+pub use kind::{
+    AgentFactory, AgentKind, AgentOption, Cost, Demand, Kind, OptionInfo, Plan, Shared,
+};
 pub use mcts::{Mcts, MctsConfig, MctsResult};
 pub use perfect::PerfectAgent;
 pub use playout::PlayoutEvaluator;
 pub use random::RandomAgent;
-pub use registry::{build_agent, Registry, RegistryEntry, SessionFactory};
+pub use registry::{build_agent, Registry, RegistryEntry};
 pub use spec::{parse_agent_list, AgentSpec};
 pub use stop::{search_limit, StopSignal};
 pub use thoughts::{MoveThought, Thoughts};

@@ -229,7 +229,18 @@ pub static KIND: AgentKind<PerfectSettings> = AgentKind {
         },
     ],
     defaults: PerfectSettings::default,
-    build: |settings, spec, rules| {
+    instant: false,
+    // Its fallback search's table (the endgame table is the server's, counted apart).
+    memory: |s| {
+        if s.fallback_depth == 0 {
+            0
+        } else {
+            AlphaBeta::memory_of(&AlphaBetaSettings::default())
+                .max((AlphaBetaSettings::default().tt_mb as u64) << 20)
+        }
+    },
+    shared: None,
+    build: |settings, spec, rules, _| {
         let table = Tablebase::open_shared(Path::new(&settings.dir), rules)
             .map_err(|e| spec.error(e.to_string()))?;
         let agent = PerfectAgent::new(table, rules, settings.fallback_depth, spec.u64_or("seed", 0)?)

@@ -56,5 +56,8 @@ pub static KIND: AgentKind<()> = AgentKind {
     summary: "a uniformly random legal move (every preset)",
     options: &[],
     defaults: || (),
-    build: |(), _, _| Ok(Box::new(RandomAgent::new(0))),
+    instant: true,
+    memory: |()| 0,
+    shared: None,
+    build: |(), _, _, _| Ok(Box::new(RandomAgent::new(0))),
 };

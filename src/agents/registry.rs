@@ -23,14 +23,14 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::kind::{AgentFactory, AgentKind, Cost};
+use super::kind::{AgentFactory, AgentKind, Cost, Demand, Kind, OptionInfo, Plan};
 use super::spec::AgentSpec;
 use super::{alphabeta, greedy, mcts, perfect, random};
 use super::{Agent, StopSignal, Thoughts, Turn};
 use crate::error::Result;
 use crate::rules::Rules;
 
-/// One kind of agent in a [`Registry`].
+/// One kind of agent in a [`Registry`]: its listing, and the kind that plans its specs.
 #[derive(Clone)]
 pub struct RegistryEntry {
     /// The kind, as written in specs.
@@ -39,35 +39,47 @@ pub struct RegistryEntry {
     pub summary: String,
     /// The options the kind accepts (besides `name` and `seed`), with one line of help each.
     pub options: Vec<(String, String)>,
-    /// Each option's cost class (what a server caps it by).
-    costs: Vec<(String, Cost)>,
-    factory: AgentFactory,
-    session: Option<SessionFactory>,
+    infos: Vec<OptionInfo>,
+    inner: Arc<dyn Kind>,
 }
 
 impl RegistryEntry {
+    fn new(inner: Arc<dyn Kind>) -> RegistryEntry {
+        let infos = inner.options();
+        RegistryEntry {
+            kind: inner.name().to_string(),
+            summary: inner.summary().to_string(),
+            options: infos
+                .iter()
+                .map(|o| (o.key.clone(), o.help.clone()))
+                .collect(),
+            infos,
+            inner,
+        }
+    }
+
     /// The cost class of the option `key` ([`Cost::Free`] for `name`, `seed` and keys the kind
     /// does not take).
     pub fn cost(&self, key: &str) -> Cost {
-        self.costs
-            .iter()
-            .find(|(k, _)| k == key)
-            .map_or(Cost::Free, |&(_, c)| c)
+        self.info(key).map_or(Cost::Free, |o| o.cost)
     }
 
-    /// The key of its option of cost class `cost`, if it has one (the first).
-    pub fn option_of_cost(&self, cost: Cost) -> Option<&str> {
-        self.costs
-            .iter()
-            .find(|&&(_, c)| c == cost)
-            .map(|(k, _)| k.as_str())
+    /// The option `key` as the kind lists it.
+    pub fn info(&self, key: &str) -> Option<&OptionInfo> {
+        self.infos.iter().find(|o| o.key == key)
+    }
+
+    /// Its options with their cost classes and defaults.
+    pub fn option_infos(&self) -> &[OptionInfo] {
+        &self.infos
+    }
+
+    /// Whether a spec of this kind may run a program, or read or write a file, of the machine
+    /// (it has an option of class [`Cost::Machine`]): `engine`. A server offers no such kind.
+    pub fn runs_programs(&self) -> bool {
+        self.infos.iter().any(|o| o.cost == Cost::Machine)
     }
 }
-
-/// Makes a fresh factory for each [`Registry::factory`] call: for kinds whose agents share
-/// something that must live as long as one user of the factory, and no longer (the engine
-/// processes of one tournament entrant).
-pub type SessionFactory = Arc<dyn Fn() -> AgentFactory + Send + Sync>;
 
 impl fmt::Debug for RegistryEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -79,9 +91,63 @@ impl fmt::Debug for RegistryEntry {
     }
 }
 
+/// A kind given by its parts ([`Registry::register`]): options listed as text, a factory that
+/// reads them from the spec itself, nothing declared of its memory.
+struct PartsKind {
+    kind: String,
+    summary: String,
+    options: Vec<OptionInfo>,
+    factory: AgentFactory,
+}
+
+impl Kind for PartsKind {
+    fn name(&self) -> &str {
+        &self.kind
+    }
+
+    fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    fn options(&self) -> Vec<OptionInfo> {
+        self.options.clone()
+    }
+
+    fn plan(&self, spec: &AgentSpec) -> Result<Plan> {
+        let demands = self
+            .options
+            .iter()
+            .filter(|o| o.cost != Cost::Free)
+            .map(|o| {
+                let value = spec.get(&o.key).map(str::to_string);
+                Ok(Demand {
+                    key: o.key.clone(),
+                    cost: o.cost,
+                    amount: match &value {
+                        Some(v) if o.cost.is_amount() => Some(
+                            super::kind::whole(v)
+                                .map_err(|reason| spec.error(format!("{}: {reason}", o.key)))?,
+                        ),
+                        _ => None,
+                    },
+                    given: value.is_some(),
+                    value,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Plan {
+            demands,
+            memory_bytes: 0,
+            instant: false,
+            factory: self.factory.clone(),
+        })
+    }
+}
+
 /// The kinds of agents that specs may name, each with its factory. [`Registry::builtin`] has
 /// `random`, `greedy`, `alphabeta`, `perfect` and `mcts`; [`crate::agent_kinds::available`] adds `nn` in a
-/// build with the trainer; [`Registry::register`] and [`Registry::register_kind`] add more.
+/// build with the trainer and `engine`; [`Registry::register_kind`] and [`Registry::register`]
+/// add more.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -124,23 +190,18 @@ impl Registry {
         r
     }
 
-    /// Adds (or replaces) a kind declared as an [`AgentKind`]: its options, their help and its
-    /// factory all come from the declaration.
-    pub fn register_kind<S>(&mut self, kind: &'static AgentKind<S>) {
-        self.insert(RegistryEntry {
-            kind: kind.kind.to_string(),
-            summary: kind.summary.to_string(),
-            options: kind.option_help(),
-            costs: kind.option_costs(),
-            factory: kind.factory(),
-            session: None,
-        });
+    /// Adds (or replaces) a kind declared as an [`AgentKind`]: its options, their help, its
+    /// costs and its factory all come from the declaration. Every kind of the crate (built-in,
+    /// `nn`, `engine`) is added this way.
+    pub fn register_kind<S: Clone + Send + Sync + 'static>(&mut self, kind: &'static AgentKind<S>) {
+        self.insert(RegistryEntry::new(Arc::new(kind)));
     }
 
-    /// Adds (or replaces) a kind of agent given by its parts. `options` lists the keys it accepts
-    /// besides the common `name` and `seed`, with a line of help each (defaults included) and
-    /// its cost class; the factory reads them from the spec itself. [`Registry::register_kind`] derives all of it from
-    /// one declaration instead.
+    /// Adds (or replaces) a kind of agent given by its parts (a Python anchor of a ladder).
+    /// `options` lists the keys it accepts besides the common `name` and `seed`, with a line of
+    /// help each (defaults included) and its cost class; the factory reads them from the spec
+    /// itself. Its agents are taken to hold no memory. [`Registry::register_kind`] derives all of
+    /// it from one declaration instead.
     pub fn register(
         &mut self,
         kind: &str,
@@ -148,41 +209,23 @@ impl Registry {
         options: &[(&str, &str, Cost)],
         factory: AgentFactory,
     ) {
-        let entry = RegistryEntry {
+        self.insert(RegistryEntry::new(Arc::new(PartsKind {
             kind: kind.to_string(),
             summary: summary.to_string(),
             options: options
                 .iter()
-                .map(|(k, h, _)| (k.to_string(), h.to_string()))
-                .collect(),
-            costs: options
-                .iter()
-                .map(|&(k, _, c)| (k.to_string(), c))
+                .map(|&(k, h, cost)| OptionInfo {
+                    key: k.to_string(),
+                    help: h.to_string(),
+                    cost,
+                    has_default: false,
+                })
                 .collect(),
             factory,
-            session: None,
-        };
-        self.insert(entry);
+        })));
     }
 
-    /// Adds (or replaces) a kind whose every [`Registry::factory`] call gets a factory of its own
-    /// from `session` (see [`SessionFactory`]); a lone [`Registry::build`] too. Its name, help
-    /// and options are `kind`'s.
-    pub fn register_session<S>(&mut self, kind: &'static AgentKind<S>, session: SessionFactory) {
-        let fresh = session.clone();
-        let factory: AgentFactory =
-            Arc::new(move |spec: &AgentSpec, rules: &Rules| fresh()(spec, rules));
-        self.insert(RegistryEntry {
-            kind: kind.kind.to_string(),
-            summary: kind.summary.to_string(),
-            options: kind.option_help(),
-            costs: kind.option_costs(),
-            factory,
-            session: Some(session),
-        });
-    }
-
-    /// Removes a kind (`awale serve` removes `engine`: no client may start a program).
+    /// Removes a kind.
     pub fn remove(&mut self, kind: &str) {
         self.entries.retain(|e| e.kind != kind);
     }
@@ -227,23 +270,54 @@ impl Registry {
         Ok(entry)
     }
 
-    /// Builds the agent a spec describes, for games under `rules`.
-    pub fn build(&self, spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
-        let factory = self.factory(spec)?;
-        factory(spec, rules)
+    /// The spec's kind, its options checked against the kind's (an unknown kind or option is
+    /// an error naming the known ones).
+    pub fn kind_of(&self, spec: &AgentSpec) -> Result<&RegistryEntry> {
+        self.entry(spec)
     }
 
-    /// The complete factory for `spec` (options checked, name and seed applied), to build as many
-    /// agents as needed, e.g. one per tournament game.
-    pub fn factory(&self, spec: &AgentSpec) -> Result<AgentFactory> {
+    /// What `spec` asks for as written, before its kind parses it: each given option of an
+    /// amount class ([`Cost::is_amount`]) with its amount (a value that is no whole number is an
+    /// error). A server caps these first, whatever the kind would say of the value.
+    pub fn given(&self, spec: &AgentSpec) -> Result<Vec<Demand>> {
+        let entry = self.entry(spec)?;
+        entry
+            .infos
+            .iter()
+            .filter(|o| o.cost.is_amount())
+            .filter_map(|o| spec.get(&o.key).map(|v| (o, v)))
+            .map(|(o, v)| {
+                let amount = super::kind::whole(v)
+                    .map_err(|reason| spec.error(format!("{}: {reason}", o.key)))?;
+                Ok(Demand {
+                    key: o.key.clone(),
+                    cost: o.cost,
+                    amount: Some(amount),
+                    value: Some(v.to_string()),
+                    given: true,
+                })
+            })
+            .collect()
+    }
+
+    /// The spec parsed once by its kind ([`Plan`]: typed settings with every default resolved,
+    /// what it costs, its memory), with the name and seed applied by its factory.
+    ///
+    /// ```
+    /// use awale::agents::{Cost, Registry};
+    /// let plan = Registry::builtin().plan(&"alphabeta:depth=4,tt_mb=2".parse().unwrap()).unwrap();
+    /// assert_eq!(plan.demand(Cost::Depth).unwrap().amount, Some(4));
+    /// assert_eq!(plan.demand(Cost::TimeMs).unwrap().amount, Some(0)); // the default: none
+    /// assert_eq!(plan.memory_bytes, 2 << 20);
+    /// assert!(!plan.instant);
+    /// ```
+    pub fn plan(&self, spec: &AgentSpec) -> Result<Plan> {
         let entry = self.entry(spec)?;
         let seed = spec.u64_or("seed", 0)?;
+        let mut plan = entry.inner.plan(spec)?;
         let name = spec.display_name();
-        let inner = match &entry.session {
-            Some(session) => session(),
-            None => entry.factory.clone(),
-        };
-        Ok(Arc::new(move |spec: &AgentSpec, rules: &Rules| {
+        let inner = plan.factory.clone();
+        plan.factory = Arc::new(move |spec: &AgentSpec, rules: &Rules| {
             let mut agent = inner(spec, rules)?;
             agent.reset(seed);
             Ok(if agent.name() == name {
@@ -254,7 +328,20 @@ impl Registry {
                     inner: agent,
                 }) as Box<dyn Agent>
             })
-        }))
+        });
+        Ok(plan)
+    }
+
+    /// Builds the agent a spec describes, for games under `rules`.
+    pub fn build(&self, spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
+        let factory = self.factory(spec)?;
+        factory(spec, rules)
+    }
+
+    /// The complete factory for `spec` (the spec parsed once, name and seed applied), to build
+    /// as many agents as needed, e.g. one per tournament game.
+    pub fn factory(&self, spec: &AgentSpec) -> Result<AgentFactory> {
+        Ok(self.plan(spec)?.factory())
     }
 
     /// One line per kind and option, for help texts.

@@ -5,20 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use awale::agents::{AgentSpec, Cost, RegistryEntry};
-use awale::{Rules, Sowing};
+use awale::agents::{AgentSpec, Cost, Demand, Plan, Registry, RegistryEntry};
+use awale::{AwaleError, Rules, Sowing};
 
 use super::error::{ApiError, ApiResult};
 
 /// The value a client writes for a table option (`tb=server`, `perfect:dir=server`): the
 /// server's `--tablebase` folder. Any other value is refused.
 pub(super) const SERVER_TABLES: &str = "server";
-
-/// The transposition table (MiB) an `alphabeta` spec allocates without `tt_mb`: the agent's
-/// own default.
-fn agent_tt_mb() -> u64 {
-    awale::agents::AlphaBetaSettings::default().tt_mb as u64
-}
 
 /// The operator's limits (the `--max-*` flags of `awale serve`).
 #[derive(Debug, Clone)]
@@ -96,10 +90,6 @@ impl Default for Limits {
     }
 }
 
-/// Kinds whose move costs next to nothing: they think without a `--max-thinking` permit, so
-/// that they never wait behind the costly ones.
-pub(super) const INSTANT_KINDS: &[&str] = &["random", "greedy"];
-
 /// Limits and the folders clients may name files in.
 #[derive(Debug, Clone, Default)]
 pub struct Admission {
@@ -111,71 +101,71 @@ pub struct Admission {
     pub tablebase: Option<PathBuf>,
 }
 
-/// A spec a client may run, the memory its agent holds (MiB), and the spec to build it from.
+/// A spec a client may run: the spec to build it from (files resolved, the server's defaults
+/// added), its kind's plan of it, and the memory its agent holds (MiB).
 pub(super) struct Admitted {
     pub(super) spec: AgentSpec,
+    pub(super) plan: Plan,
     pub(super) memory_mb: u64,
 }
 
-/// A 403 with its reason for an `engine` spec: an engine is a program run on the server's
-/// machine, and no client may name one (docs/play.md, the threat model).
-pub(super) fn refuse_engine(spec: &AgentSpec) -> ApiResult<()> {
-    if spec.kind == "engine" {
-        return Err(ApiError::forbidden(
-            "engine agents run a program on the server's machine: a client may not name one",
-        ));
+/// The reason of a kind's error about a client's spec (without the spec, which the kind's
+/// error repeats).
+fn reason_of(e: AwaleError) -> String {
+    match e {
+        AwaleError::BadAgentSpec { reason, .. } => reason,
+        e => e.to_string(),
     }
-    Ok(())
 }
 
 impl Admission {
-    /// Checks a client's `spec` of the kind `entry` against the admission rules and returns the
-    /// spec to build: each option capped by its cost class ([`Cost`], declared with the option,
-    /// whatever the kind), the server's move time added where the kind has a time option and the
-    /// spec sets none, files resolved in the operator's folders. The error says which option and
-    /// why, and nothing about the server's files.
-    pub(super) fn admit(&self, spec: &AgentSpec, entry: &RegistryEntry) -> ApiResult<Admitted> {
-        refuse_engine(spec)?;
-        let mut out = AgentSpec::new(spec.kind.clone());
+    /// The kinds a client may name: every kind of `registry` but those that run a program or
+    /// touch a file of the machine ([`RegistryEntry::runs_programs`]).
+    pub(super) fn offered(registry: &Registry) -> impl Iterator<Item = &RegistryEntry> {
+        registry.entries().iter().filter(|e| !e.runs_programs())
+    }
+
+    /// Checks a client's `spec` (written `text`) against the admission rules and plans it:
+    /// each amount the spec gives capped by its cost class ([`Cost`], declared with the option,
+    /// whatever the kind), files resolved in the operator's folders, the server's move time
+    /// added where the kind has a time option and the spec sets none (and its tables where a
+    /// tables option has a default), then the kind's plan of it — typed settings, every default
+    /// resolved (a baseline's simulations) — capped too, and its memory checked. The error says
+    /// which option and why, and nothing about the server's files. No kind is named here: what a
+    /// kind costs, it declares.
+    pub(super) fn admit(
+        &self,
+        registry: &Registry,
+        spec: &AgentSpec,
+        text: &str,
+    ) -> ApiResult<Admitted> {
+        let Some(entry) = registry.entries().iter().find(|e| e.kind == spec.kind) else {
+            let known: Vec<&str> = Self::offered(registry).map(|e| e.kind.as_str()).collect();
+            return Err(ApiError::bad(format!(
+                "unknown agent '{}' (known: {})",
+                spec.kind,
+                known.join(", ")
+            )));
+        };
+        if entry.runs_programs() {
+            return Err(ApiError::forbidden(format!(
+                "{} agents run a program on the server's machine: a client may not name one",
+                entry.kind
+            )));
+        }
+        let kind_error =
+            |e: AwaleError| ApiError::bad(format!("{text}: {}", self.scrub(&reason_of(e))));
+        registry.kind_of(spec).map_err(kind_error)?;
+        for demand in registry
+            .given(spec)
+            .map_err(|e| ApiError::bad(reason_of(e)))?
+        {
+            self.cap(&demand, text)?;
+        }
         let lim = &self.limits;
+        let mut out = AgentSpec::new(spec.kind.clone());
         for (key, value) in &spec.options {
-            let number = || -> ApiResult<u64> {
-                value
-                    .parse::<u64>()
-                    .map_err(|_| ApiError::bad(format!("{key}: '{value}' is not a whole number")))
-            };
-            let cap = |n: u64, max: u64, flag: &str| -> ApiResult<()> {
-                if n > max {
-                    return Err(ApiError::forbidden(format!(
-                        "{key}={n} is over this server's limit of {max} (the operator raises it with {flag})"
-                    )));
-                }
-                Ok(())
-            };
             let value = match entry.cost(key) {
-                Cost::TimeMs => {
-                    let n = number()?;
-                    if n == 0 {
-                        return Err(ApiError::forbidden(format!(
-                            "{key}=0 (no limit) is not allowed here: at most {} ms (--move-time-ms)",
-                            lim.time_ms
-                        )));
-                    }
-                    cap(n, lim.time_ms, "--move-time-ms")?;
-                    value.clone()
-                }
-                Cost::Depth => {
-                    cap(number()?, lim.depth, "--max-depth")?;
-                    value.clone()
-                }
-                Cost::Simulations => {
-                    cap(number()?, lim.sims, "--max-sims")?;
-                    value.clone()
-                }
-                Cost::MemoryMb => {
-                    cap(number()?, lim.tt_mb, "--max-tt-mb")?;
-                    value.clone()
-                }
                 Cost::NetworkFile => self.network(value)?,
                 Cost::Tables => self.tables(key, value)?,
                 Cost::Machine => {
@@ -183,56 +173,30 @@ impl Admission {
                         "{key} names a program or a file of the server's machine: a client may not set it"
                     )))
                 }
-                Cost::Free if (spec.kind.as_str(), key.as_str()) == ("nn", "baseline") => {
-                    baseline_default_sims(value)
-                        .map(|_| value.clone())
-                        .map_err(ApiError::bad)?
-                }
-                Cost::Free => value.clone(),
+                _ => value.clone(),
             };
             out.options.push((key.clone(), value));
         }
-        // A baseline searches its manifest's simulations unless the spec says, and a network
-        // file those of its play settings (an exported baseline): checked against the cap like
-        // a given `sims`, and written out so that the agent is built as checked.
-        if spec.kind == "nn" && out.get("sims").is_none() {
-            let given = match (out.get("baseline"), out.get("path")) {
-                (Some(name), _) => Some((
-                    format!("baseline={name}"),
-                    baseline_default_sims(name).map_err(ApiError::bad)?,
-                )),
-                (None, Some(file)) => file_default_sims(Path::new(file))
-                    .map_err(|e| ApiError::bad(self.scrub(&e)))?
-                    .map(|sims| (format!("path={}", spec.get("path").unwrap_or(file)), sims)),
-                (None, None) => None,
-            };
-            if let Some((what, sims)) = given {
-                if sims > lim.sims {
-                    return Err(ApiError::forbidden(format!(
-                        "{what} searches {sims} simulations by default, over this server's limit of {} (give sims=N, or the operator raises --max-sims)",
-                        lim.sims
-                    )));
+        for option in entry.option_infos() {
+            if out.get(&option.key).is_some() {
+                continue;
+            }
+            match option.cost {
+                Cost::TimeMs => out
+                    .options
+                    .push((option.key.clone(), lim.time_ms.to_string())),
+                Cost::Tables if option.has_default => {
+                    let dir = self.tables(&option.key, SERVER_TABLES)?;
+                    out.options.push((option.key.clone(), dir));
                 }
-                out.options.push(("sims".into(), sims.to_string()));
+                _ => {}
             }
         }
-        if let Some(time) = entry.option_of_cost(Cost::TimeMs) {
-            if out.get(time).is_none() {
-                out.options.push((time.into(), lim.time_ms.to_string()));
-            }
+        let plan = registry.plan(&out).map_err(kind_error)?;
+        for demand in &plan.demands {
+            self.cap(demand, text)?;
         }
-        if spec.kind == "perfect" && out.get("dir").is_none() {
-            let dir = self.tables("dir", SERVER_TABLES)?;
-            out.options.push(("dir".into(), dir));
-        }
-        let memory_mb = match spec.kind.as_str() {
-            "alphabeta" => out
-                .get("tt_mb")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_else(agent_tt_mb),
-            "perfect" => agent_tt_mb(),
-            _ => 0,
-        };
+        let memory_mb = plan.memory_bytes.div_ceil(1 << 20);
         if memory_mb > lim.memory_mb {
             return Err(ApiError::forbidden(format!(
                 "the agent needs {memory_mb} MiB, more than this server's {} MiB for all games (--memory-mb)",
@@ -241,8 +205,39 @@ impl Admission {
         }
         Ok(Admitted {
             spec: out,
+            plan,
             memory_mb,
         })
+    }
+
+    /// Refuses an amount over its cap (a move time of 0, no limit, too): 403 with the option
+    /// and the flag that raises the cap.
+    fn cap(&self, demand: &Demand, text: &str) -> ApiResult<()> {
+        let lim = &self.limits;
+        let Some(n) = demand.amount else {
+            return Ok(());
+        };
+        let (max, flag) = match demand.cost {
+            Cost::TimeMs => (lim.time_ms, "--move-time-ms"),
+            Cost::Depth => (lim.depth, "--max-depth"),
+            Cost::Simulations => (lim.sims, "--max-sims"),
+            Cost::MemoryMb => (lim.tt_mb, "--max-tt-mb"),
+            _ => return Ok(()),
+        };
+        let key = &demand.key;
+        if demand.cost == Cost::TimeMs && n == 0 {
+            return Err(ApiError::forbidden(format!(
+                "{key}=0 (no limit) is not allowed here: at most {max} ms ({flag})"
+            )));
+        }
+        if n <= max {
+            return Ok(());
+        }
+        Err(ApiError::forbidden(if demand.given {
+            format!("{key}={n} is over this server's limit of {max} (the operator raises it with {flag})")
+        } else {
+            format!("{text} gives {key}={n} by default, over this server's limit of {max} (give {key}=N, or the operator raises {flag})")
+        }))
     }
 
     /// The rules a game of this server is played under: `rules` with the server's ply limit
@@ -377,38 +372,6 @@ pub(super) fn check_folder(flag: &str, dir: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// The default simulations of the shipped baseline `name` (an unknown name: the reason, which
-/// lists the names).
-#[cfg(feature = "train")]
-fn baseline_default_sims(name: &str) -> Result<u64, String> {
-    awale::train::baseline::find(name)
-        .map(|b| u64::from(b.manifest.play.sims))
-        .map_err(|e| format!("baseline: {e}"))
-}
-
-/// The default simulations a network file says it plays with (its play settings: an exported
-/// baseline), None when it says nothing (the `nn` agent's own default then).
-#[cfg(feature = "train")]
-fn file_default_sims(file: &Path) -> Result<Option<u64>, String> {
-    awale::train::export::play_of_file(file)
-        .map(|p| p.map(|p| u64::from(p.sims)))
-        .map_err(|e| format!("path: {e}"))
-}
-
-/// Without the trainer there are no `nn` agents (and no network files to read).
-#[cfg(not(feature = "train"))]
-fn file_default_sims(_file: &Path) -> Result<Option<u64>, String> {
-    Ok(None)
-}
-
-/// Without the trainer there are no `nn` agents, and so no baselines.
-#[cfg(not(feature = "train"))]
-fn baseline_default_sims(name: &str) -> Result<u64, String> {
-    Err(format!(
-        "baseline={name}: this server has no nn agents (built without the trainer)"
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,12 +381,10 @@ mod tests {
     }
 
     /// Admits `text` as the server does, with every kind of this build (`engine` included:
-    /// the server removes it from its registry, and admission refuses it anyway).
+    /// admission refuses it, as every kind that runs a program).
     fn admit(p: &Admission, text: &str) -> ApiResult<Admitted> {
         let spec: AgentSpec = text.parse().unwrap();
-        let registry = awale::agent_kinds::available();
-        let entry = registry.entries().iter().find(|e| e.kind == spec.kind);
-        p.admit(&spec, entry.expect("a kind of this build"))
+        p.admit(&awale::agent_kinds::available(), &spec, text)
     }
 
     #[test]
@@ -447,7 +408,11 @@ mod tests {
         assert_eq!(a.spec.get("time_ms"), Some("5000"));
         assert_eq!(a.memory_mb, 32);
         assert_eq!(admit(&p, "alphabeta").unwrap().memory_mb, 16);
-        assert_eq!(admit(&p, "mcts:sims=2000").unwrap().memory_mb, 0);
+        // A tree's memory at its whole budget is known before the agent is built.
+        let mcts = admit(&p, "mcts:sims=2000").unwrap();
+        assert_eq!(mcts.memory_mb, mcts.plan.memory_bytes.div_ceil(1 << 20));
+        assert!(mcts.plan.memory_bytes > 0 && !mcts.plan.instant);
+        assert!(admit(&p, "random").unwrap().plan.instant);
         assert!(admit(&p, "alphabeta:depth=x").is_err());
     }
 
@@ -489,12 +454,14 @@ mod tests {
             "{}",
             missing.1
         );
-        let a = admit(&p, "nn:path=net.ckpt,tb=server").unwrap();
-        assert_eq!(
-            a.spec.get("path"),
-            Some(dir.join("net.ckpt").to_str().unwrap())
-        );
+        // A file of the folder named by a client is read by the kind's plan (not a network
+        // here): the reason, and nothing of the folder.
+        let e = admit(&p, "nn:path=net.ckpt,tb=server").err().unwrap();
+        assert_eq!(e.0.as_u16(), 400, "{}", e.1);
+        assert!(!e.1.contains(&dir.display().to_string()), "{}", e.1);
+        let a = admit(&p, "alphabeta:tb=server").unwrap();
         assert_eq!(a.spec.get("tb"), Some(dir.to_str().unwrap()));
+        assert!(a.plan.uses_tables());
         assert_eq!(admit(&p, "perfect").unwrap().spec.get("dir"), dir.to_str());
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -514,21 +481,23 @@ mod tests {
         awale::train::export::write_safetensors(&core, &dir.join("abapa.safetensors")).unwrap();
         let mut p = admission();
         p.networks = Some(dir.clone());
+        let sims_of = |a: Admitted| a.plan.demand(Cost::Simulations).unwrap().amount;
         let a = admit(&p, "nn:path=abapa.safetensors").unwrap();
-        assert_eq!(a.spec.get("sims"), Some(sims.to_string().as_str()));
         assert_eq!(
-            admit(&p, "nn:path=abapa.safetensors,sims=3")
-                .unwrap()
-                .spec
-                .get("sims"),
-            Some("3")
+            a.spec.get("path"),
+            Some(dir.join("abapa.safetensors").to_str().unwrap())
+        );
+        assert_eq!(sims_of(a), Some(u64::from(sims)));
+        assert_eq!(
+            sims_of(admit(&p, "nn:path=abapa.safetensors,sims=3").unwrap()),
+            Some(3)
         );
         p.limits.sims = u64::from(sims) - 1;
         let e = admit(&p, "nn:path=abapa.safetensors").err().unwrap();
         assert_eq!(e.0.as_u16(), 403);
         assert!(
             e.1.contains(&format!(
-                "path=abapa.safetensors searches {sims} simulations"
+                "nn:path=abapa.safetensors gives sims={sims} by default"
             )) && !e.1.contains(&dir.display().to_string()),
             "{}",
             e.1

@@ -130,10 +130,7 @@ async fn presets() -> Json<Value> {
 
 async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
     let lim = &app.admission.limits;
-    let kinds: Vec<Value> = app
-        .registry
-        .entries()
-        .iter()
+    let kinds: Vec<Value> = super::admission::Admission::offered(&app.registry)
         .map(|e| {
             json!({
                 "kind": e.kind,

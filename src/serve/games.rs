@@ -10,11 +10,11 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use awale::agents::{parse_agent_list, Agent, AgentSpec};
+use awale::agents::parse_agent_list;
 use awale::notation::{format_move, parse_move, player_name, result_text};
 use awale::{AwaleError, Game, Rules};
 
-use super::admission::{Admitted, INSTANT_KINDS};
+use super::admission::Admitted;
 use super::conn::client_of;
 use super::error::{ApiError, ApiResult};
 use super::session::{lock, AppState, LastMove, Seat, Session};
@@ -62,28 +62,6 @@ fn default_rules() -> String {
     "abapa".into()
 }
 
-/// The client's `spec` as the server lets it run (see [`super::admission`]): caps checked,
-/// the server's time limit added where the kind takes one, files resolved by name. An
-/// `engine` spec is refused with 403 and its reason ([`super::admission::refuse_engine`]),
-/// though the kind is not in the server's registry at all: no client ever starts a program.
-fn admit(app: &AppState, spec: &AgentSpec) -> ApiResult<Admitted> {
-    super::admission::refuse_engine(spec)?;
-    let Some(entry) = app.registry.entries().iter().find(|e| e.kind == spec.kind) else {
-        let known: Vec<&str> = app
-            .registry
-            .entries()
-            .iter()
-            .map(|e| e.kind.as_str())
-            .collect();
-        return Err(ApiError::bad(format!(
-            "unknown agent '{}' (known: {})",
-            spec.kind,
-            known.join(", ")
-        )));
-    };
-    app.admission.admit(spec, entry)
-}
-
 pub(super) async fn new_game(
     State(app): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -121,7 +99,9 @@ pub(super) async fn new_game(
             req.seats.len()
         )));
     }
-    // Each seat's spec, admitted (on a worker thread: a network is looked for in its folder).
+    // Each seat's spec, admitted and planned (on a worker thread, under a build permit: a
+    // network is read from its file by its kind's plan).
+    let permit = app.build_permit().await;
     let texts = req.seats.clone();
     let admitter = app.clone();
     let admitted = tokio::task::spawn_blocking(move || admit_seats(&admitter, &texts))
@@ -130,9 +110,8 @@ pub(super) async fn new_game(
     // Tables are opened (and counted against --memory-mb) by the server, once for every game
     // whose rules they answer for; the agents then share them.
     for (i, seat) in admitted.iter().enumerate() {
-        let Some((_, a, _)) = seat else { continue };
-        let tables = a.spec.kind == "perfect" || a.spec.get("tb").is_some();
-        if tables && app.table(&rules).await.is_none() {
+        let Some((_, a)) = seat else { continue };
+        if a.plan.uses_tables() && app.table(&rules).await.is_none() {
             return Err(ApiError::forbidden(format!(
                 "seat {i}: this server has no endgame tables for '{rules}' (or no room for them within --memory-mb)"
             )));
@@ -140,18 +119,16 @@ pub(super) async fn new_game(
     }
     // The table's values in the view, when the server has one for these rules.
     app.table(&rules).await;
-    // Built on a worker thread (a network read from its file), two at once; each agent's memory
-    // then counted as it says (its table, its tree at its whole budget, its network), at least
-    // what its spec asked for.
-    let permit = app.build_permit().await;
+    // Built from their plans on a worker thread; each agent's memory is what its kind declared
+    // (checked at admission, counted at insertion).
+    let memory_mb = admitted.iter().flatten().map(|(_, a)| a.memory_mb).sum();
     let builder = app.clone();
-    let (seats, memory_mb) = tokio::task::spawn_blocking(move || {
+    let seats = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         build_seats(&builder, admitted, &rules, seed)
     })
     .await
     .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
-    check_memory(&app, memory_mb)?;
     let session = Session {
         game,
         seats,
@@ -168,12 +145,12 @@ pub(super) async fn new_game(
     Ok((StatusCode::CREATED, Json(view)))
 }
 
-/// A seat's spec as written, as admitted, and whether its moves take a thinking turn; `None`
-/// for a person.
-type AdmittedSeat = Option<(String, Admitted, bool)>;
+/// A seat's spec as written and as admitted; `None` for a person.
+type AdmittedSeat = Option<(String, Admitted)>;
 
-/// Each seat of a new game as the server lets it run ([`admit`]): a person, or an agent spec
-/// admitted; the memory the specs ask for is checked before any agent is built.
+/// Each seat of a new game as the server lets it run ([`super::admission::Admission::admit`]):
+/// a person, or an agent spec admitted and planned; the memory the plans declare is checked
+/// together before any agent is built.
 fn admit_seats(app: &AppState, texts: &[String]) -> ApiResult<Vec<AdmittedSeat>> {
     let mut admitted = Vec::with_capacity(texts.len());
     let mut asked_mb = 0;
@@ -183,6 +160,7 @@ fn admit_seats(app: &AppState, texts: &[String]) -> ApiResult<Vec<AdmittedSeat>>
             admitted.push(None);
             continue;
         }
+        let seat = |e: ApiError| ApiError(e.0, format!("seat {i}: {}", e.1));
         let specs = parse_agent_list(text).map_err(|e| ApiError::bad(format!("seat {i}: {e}")))?;
         let [spec] = specs.as_slice() else {
             return Err(ApiError::bad(format!(
@@ -190,30 +168,31 @@ fn admit_seats(app: &AppState, texts: &[String]) -> ApiResult<Vec<AdmittedSeat>>
                 specs.len()
             )));
         };
-        let a = admit(app, spec).map_err(|e| ApiError(e.0, format!("seat {i}: {}", e.1)))?;
+        let a = app
+            .admission
+            .admit(&app.registry, spec, text)
+            .map_err(seat)?;
         asked_mb += a.memory_mb;
         check_memory(app, asked_mb)?;
-        let costly = !INSTANT_KINDS.contains(&spec.kind.as_str());
-        admitted.push(Some((text.to_string(), a, costly)));
+        admitted.push(Some((text.to_string(), a)));
     }
     Ok(admitted)
 }
 
-/// The seats of a new game, its agents built, and the memory they hold together (MiB).
+/// The seats of a new game, its agents built from their plans.
 fn build_seats(
     app: &AppState,
     admitted: Vec<AdmittedSeat>,
     rules: &Rules,
     seed: u64,
-) -> ApiResult<(Vec<Seat>, u64)> {
+) -> ApiResult<Vec<Seat>> {
     let mut seats = Vec::with_capacity(admitted.len());
-    let mut memory_mb = 0;
     for (i, seat) in admitted.into_iter().enumerate() {
-        let Some((text, a, costly)) = seat else {
+        let Some((text, a)) = seat else {
             seats.push(Seat::Person);
             continue;
         };
-        let mut agent = app.registry.build(&a.spec, rules).map_err(|e| {
+        let mut agent = (a.plan.factory())(&a.spec, rules).map_err(|e| {
             // The reason, about the client's spec: never the server's folders.
             let reason = match e {
                 AwaleError::BadAgentSpec { reason, .. } => reason,
@@ -225,14 +204,13 @@ fn build_seats(
             ))
         })?;
         agent.reset(awale::agents::derive_seed(seed, i as u64));
-        memory_mb += agent.memory_bytes(rules).div_ceil(1 << 20).max(a.memory_mb);
         seats.push(Seat::Agent {
             spec: text,
             agent: Some(agent),
-            costly,
+            costly: !a.plan.instant,
         });
     }
-    Ok((seats, memory_mb))
+    Ok(seats)
 }
 
 /// Refuses agents that need more than the server's memory for all games (`--memory-mb`).

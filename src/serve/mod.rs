@@ -198,12 +198,10 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         args.allow_hosts.clone(),
     ));
     let token = access.token.clone();
-    // No client may start a program: `engine` is not among the kinds (admission refuses it
-    // with a 403 first).
-    let mut registry = awale::agent_kinds::available();
-    registry.remove("engine");
+    // No client may start a program: admission refuses every kind that runs one (403), and the
+    // listing leaves them out.
     let state = Arc::new(session::AppState::new(
-        registry,
+        awale::agent_kinds::available(),
         admission,
         args.max_games,
         connections.idle,

@@ -18,8 +18,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 pub use super::model::load_model;
-use super::net_core::NetCore;
+use super::net_core::{NetCore, PlayDefaults};
 use super::TrainResult;
+use crate::agents::kind::{self, AgentKind, AgentOption};
 use crate::agents::{
     no_move, search_limit, Agent, MoveThought, PlayoutEvaluator, StopSignal, Thoughts, Turn,
 };
@@ -27,7 +28,7 @@ use crate::agents::{AgentSpec, Cost, Registry};
 use crate::az::network::NetworkEvaluator;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
-use crate::search::{check_sims, Mix, Policy, Search, SearchKind, SearchSettings};
+use crate::search::{check_sims, Backup, Mix, Policy, Search, SearchKind, SearchSettings};
 use crate::state::State;
 use crate::tablebase::Tablebase;
 
@@ -229,80 +230,227 @@ pub fn registry() -> Registry {
     r
 }
 
-/// Adds the `nn` kind to `registry`: `nn:path=FILE` or `nn:baseline=NAME` (a network shipped
-/// with the crate, [`super::baseline`]), `[,sims=N][,search=gumbel|puct|uct]`... Networks
-/// are loaded once per path and shared by the agents built from them.
+/// Adds the `nn` kind ([`KIND`]) to `registry`.
 pub fn register_agents(registry: &mut Registry) {
-    registry.register(
-        "nn",
-        "a trained network with its search (cargo feature train)",
-        &[
-            (
-                "path",
-                "network file: a checkpoint of `awale train`, a generation or safetensors (this or baseline)",
-                Cost::NetworkFile,
-            ),
-            (
-                "baseline",
-                "a network shipped with awale, by name: abapa (its latest version) or abapa-v1, ... (`awale baseline list`; this or path)",
-                Cost::Free,
-            ),
-            (
-                "sims",
-                "search simulations per move (default: the network's play settings, a baseline's or an exported baseline's; else 64)",
-                Cost::Simulations,
-            ),
-            (
-                "search",
-                "gumbel, puct or uct (default: the network's play settings, a baseline's or an exported baseline's; else the training config's play_kind, else its kind)",
-                Cost::Free,
-            ),
-            (
-                "backup",
-                "maxn or paranoid: whose value each node maximises with 3+ players (default: the training config's)",
-                Cost::Free,
-            ),
-            (
-                "c_puct",
-                "PUCT's exploration constant (default: the training config's)",
-                Cost::Free,
-            ),
-            (
-                "time_ms",
-                "time budget per move in ms, at least one simulation, 0 = none (default 0)",
-                Cost::TimeMs,
-            ),
-            (
-                "tb",
-                "folder of endgame tables: their best moves where they cover the position (default: none)",
-                Cost::Tables,
-            ),
-            (
-                "rollouts",
-                "λ in [0, 1]: each leaf's value is (1-λ)·network + λ·one random playout, as AlphaGo (default 0: the network alone)",
-                Cost::Free,
-            ),
-        ],
-        Arc::new(build_nn),
-    );
+    registry.register_kind(&KIND);
 }
 
-fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
+/// What an `nn` spec sets, every default resolved: the network (read once, by `path=` or
+/// `baseline=`) and, where the spec says nothing, its play settings (a baseline's, an exported
+/// baseline's) and its training config's search.
+#[derive(Clone, Default)]
+pub struct NnSettings {
+    /// The network, and the option that named it (`path=FILE`, `baseline=NAME`).
+    pub network: Option<(Arc<NetCore>, String)>,
+    /// Simulations per move.
+    pub sims: u32,
+    /// The search (`search=`; default the network's play settings).
+    pub search: Option<SearchKind>,
+    /// Whose value each node maximises with 3+ players (default the training config's).
+    pub backup: Option<Backup>,
+    /// PUCT's exploration constant (default the training config's).
+    pub c_puct: Option<f64>,
+    /// Time budget per move in ms, 0 for none.
+    pub time_ms: u64,
+    /// Folder of endgame tables.
+    pub tb: Option<String>,
+    /// λ of AlphaGo's rollouts.
+    pub rollouts: f64,
+}
+
+impl std::fmt::Debug for NnSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NnSettings")
+            .field("network", &self.network.as_ref().map(|(_, by)| by))
+            .field("sims", &self.sims)
+            .field("search", &self.search)
+            .field("time_ms", &self.time_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NnSettings {
+    fn defaults() -> NnSettings {
+        NnSettings {
+            sims: PlayDefaults::DEFAULT_SIMS,
+            ..Default::default()
+        }
+    }
+
+    /// Takes `core` as the network, its play settings as the defaults of `sims` and `search`
+    /// (the options after `path` and `baseline` then replace them).
+    fn set_network(&mut self, core: Arc<NetCore>, by: String) -> std::result::Result<(), String> {
+        if self.network.is_some() {
+            return Err("give path=FILE or baseline=NAME, not both".into());
+        }
+        let play = core.play();
+        self.sims = play.sims;
+        self.search = Some(play.search);
+        self.backup = Some(core.config.search.backup);
+        self.c_puct = Some(f64::from(core.config.search.c_puct));
+        self.network = Some((core, by));
+        Ok(())
+    }
+
+    /// The search settings of its network's training config, with the spec's kind, backup and
+    /// exploration constant.
+    fn search_settings(&self, core: &NetCore) -> SearchSettings {
+        let search = &core.config.search;
+        let mut settings = search.settings_of(self.search.unwrap_or(core.play().search));
+        if let Some(b) = self.backup {
+            settings.backup = b;
+        }
+        if let (Policy::Puct(p), Some(c)) = (&mut settings.policy, self.c_puct) {
+            p.c_puct = c as f32;
+        }
+        settings
+    }
+}
+
+/// The `nn` kind: `nn:path=FILE` or `nn:baseline=NAME` (a network shipped with the crate,
+/// [`super::baseline`]), `[,sims=N][,search=gumbel|puct|uct]`... Networks are loaded once per
+/// path and shared by the agents built from them; the spec's plan reads the network (so that
+/// its defaults and its memory are known before an agent is built).
+pub static KIND: AgentKind<NnSettings> = AgentKind {
+    kind: "nn",
+    summary: "a trained network with its search (cargo feature train)",
+    options: &[
+        AgentOption {
+            key: "path",
+            cost: Cost::NetworkFile,
+            help: "network file: a checkpoint of `awale train`, a generation or safetensors (this or baseline)",
+            set: |s, v| {
+                let core = cached_core(Path::new(v)).map_err(|e| e.to_string())?;
+                s.set_network(core, format!("path={v}"))
+            },
+            show: |s| {
+                s.network
+                    .as_ref()
+                    .and_then(|(_, by)| by.strip_prefix("path=").map(str::to_string))
+            },
+        },
+        AgentOption {
+            key: "baseline",
+            cost: Cost::Free,
+            help: "a network shipped with awale, by name: abapa (its latest version) or abapa-v1, ... (`awale baseline list`; this or path)",
+            set: |s, v| {
+                let core = super::baseline::find(v)
+                    .and_then(|b| b.core())
+                    .map_err(|e| e.to_string())?;
+                s.set_network(core, format!("baseline={v}"))
+            },
+            show: |s| {
+                s.network
+                    .as_ref()
+                    .and_then(|(_, by)| by.strip_prefix("baseline=").map(str::to_string))
+            },
+        },
+        AgentOption {
+            key: "sims",
+            cost: Cost::Simulations,
+            help: "search simulations per move; a network's play settings (a baseline's, an exported baseline's) replace the default",
+            set: |s, v| {
+                s.sims = check_sims(kind::whole(v)?)?;
+                Ok(())
+            },
+            show: |s| Some(s.sims.to_string()),
+        },
+        AgentOption {
+            key: "search",
+            cost: Cost::Free,
+            help: "gumbel, puct or uct; none: the network's play settings (a baseline's, an exported baseline's), else its training config's play_kind, else its kind",
+            set: |s, v| {
+                s.search = Some(v.parse::<SearchKind>()?);
+                Ok(())
+            },
+            show: |s| s.search.map(|k| k.to_string()),
+        },
+        AgentOption {
+            key: "backup",
+            cost: Cost::Free,
+            help: "maxn or paranoid: whose value each node maximises with 3+ players; none: the training config's",
+            set: |s, v| {
+                s.backup = Some(v.parse()?);
+                Ok(())
+            },
+            show: |s| {
+                s.backup.map(|b| match b {
+                    Backup::Maxn => "maxn".to_string(),
+                    Backup::Paranoid => "paranoid".to_string(),
+                })
+            },
+        },
+        AgentOption {
+            key: "c_puct",
+            cost: Cost::Free,
+            help: "PUCT's exploration constant; none: the training config's",
+            set: |s, v| {
+                let c = kind::real(v)?;
+                if c < 0.0 {
+                    return Err(format!("{c} is negative"));
+                }
+                s.c_puct = Some(c);
+                Ok(())
+            },
+            show: |s| s.c_puct.map(|c| c.to_string()),
+        },
+        AgentOption {
+            key: "time_ms",
+            cost: Cost::TimeMs,
+            help: "time budget per move in ms, at least one simulation, 0 = none",
+            set: |s, v| {
+                s.time_ms = kind::whole(v)?;
+                Ok(())
+            },
+            show: |s| Some(s.time_ms.to_string()),
+        },
+        AgentOption {
+            key: "tb",
+            cost: Cost::Tables,
+            help: "folder of endgame tables: their best moves where they cover the position",
+            set: |s, v| {
+                s.tb = Some(v.to_string());
+                Ok(())
+            },
+            show: |s| s.tb.clone(),
+        },
+        AgentOption {
+            key: "rollouts",
+            cost: Cost::Free,
+            help: "λ in [0, 1]: each leaf's value is (1-λ)·network + λ·one random playout, as AlphaGo (0: the network alone)",
+            set: |s, v| {
+                let lambda = kind::real(v)?;
+                if !(0.0..=1.0).contains(&lambda) {
+                    return Err(format!("{lambda} is not in [0, 1]"));
+                }
+                s.rollouts = lambda;
+                Ok(())
+            },
+            show: |s| Some(s.rollouts.to_string()),
+        },
+    ],
+    defaults: NnSettings::defaults,
+    instant: false,
+    // Its network (counted whole, though shared by the agents of one file) and its tree at the
+    // whole budget: what [`NnAgent`]'s `memory_bytes` says.
+    memory: |s| {
+        s.network.as_ref().map_or(0, |(core, _)| {
+            core.memory_bytes() + Search::tree_bytes(&s.search_settings(core), s.sims)
+        })
+    },
+    shared: None,
+    build: |s, spec, rules, _| build_nn(s, spec, rules),
+};
+
+fn build_nn(s: NnSettings, spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
     let bad = |reason: String| AwaleError::BadAgentSpec {
         spec: spec.to_string(),
         reason,
     };
-    let core = match (spec.get("path"), spec.get("baseline")) {
-        (Some(_), Some(_)) => return Err(bad("give path=FILE or baseline=NAME, not both".into())),
-        (None, None) => {
-            return Err(bad(
-                "nn needs path=FILE (a network file of awale train) or baseline=NAME (a shipped network: `awale baseline list`)".into(),
-            ))
-        }
-        (Some(path), None) => cached_core(Path::new(path)).map_err(|e| bad(e.to_string()))?,
-        (None, Some(name)) => super::baseline::find(name)
-            .and_then(|b| b.core())
-            .map_err(|e| bad(e.to_string()))?,
+    let Some((core, _)) = &s.network else {
+        return Err(bad(
+            "nn needs path=FILE (a network file of awale train) or baseline=NAME (a shipped network: `awale baseline list`)".into(),
+        ));
     };
     if !core.plays(rules) {
         return Err(bad(format!(
@@ -310,36 +458,11 @@ fn build_nn(spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Agent>> {
             core.rules
         )));
     }
-    // The spec's, else the network's own play settings (a baseline's, a file's), else the
-    // defaults ([`NetCore::play`]).
-    let play = core.play();
-    let sims = spec.u64_or("sims", u64::from(play.sims))?;
-    let sims = check_sims(sims).map_err(|e| bad(format!("sims: {e}")))?;
-    let search = &core.config.search;
-    let kind = match spec.get("search") {
-        Some(kind) => kind.parse::<SearchKind>().map_err(bad)?,
-        None => play.search,
-    };
-    let mut settings = search.settings_of(kind);
-    if let Some(b) = spec.get("backup") {
-        settings.backup = b.parse().map_err(|e: String| bad(format!("backup: {e}")))?;
-    }
-    let c_puct = spec.f64_or("c_puct", f64::from(search.c_puct))?;
-    if c_puct < 0.0 {
-        return Err(bad(format!("c_puct: {c_puct} is negative")));
-    }
-    if let Policy::Puct(p) = &mut settings.policy {
-        p.c_puct = c_puct as f32;
-    }
-    let time_ms = spec.u64_or("time_ms", 0)?;
-    let lambda = spec.f64_or("rollouts", 0.0)?;
-    if !(0.0..=1.0).contains(&lambda) {
-        return Err(bad(format!("rollouts: {lambda} is not in [0, 1]")));
-    }
-    let mut agent = NnAgent::new(core, spec.display_name(), sims, settings)
-        .with_time_ms(time_ms)
-        .with_rollouts(lambda as f32);
-    if let Some(dir) = spec.get("tb") {
+    let settings = s.search_settings(core);
+    let mut agent = NnAgent::new(core.clone(), spec.display_name(), s.sims, settings)
+        .with_time_ms(s.time_ms)
+        .with_rollouts(s.rollouts as f32);
+    if let Some(dir) = &s.tb {
         let table =
             Tablebase::open_shared(Path::new(dir), rules).map_err(|e| bad(format!("tb: {e}")))?;
         agent = agent

@@ -51,36 +51,38 @@ pub use settings::{EngineSettings, MAX_ENGINES_FILE};
 pub use tree::become_subreaper;
 
 use self::process::{Process, ReadFault};
-use super::kind::AgentKind;
-use super::registry::{Registry, SessionFactory};
+use super::kind::{AgentKind, Shared};
+use super::registry::Registry;
 use super::{no_move, Agent, AgentSpec, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::state::State;
 use crate::uci::{self, Command, Go, Reply, Start};
 
-/// The kind `engine`: its options and help. Registered with a pool per entrant by
-/// [`register`], not by `Registry::register_kind`.
+/// The kind `engine`: its options and help. The agents of one plan (one tournament entrant, one
+/// Python `Agent`) share a pool of processes, killed when the plan and its agents are gone.
 pub static KIND: AgentKind<EngineSettings> = AgentKind {
     kind: "engine",
     summary: "a program in another process, over the UCI dialect (docs/engines.md)",
     options: settings::OPTIONS,
     defaults: EngineSettings::default,
-    build: |_, spec, _| Err(spec.error("engine agents are built through their registry")),
+    instant: false,
+    // The program's memory is its own process's, not this one's.
+    memory: |_| 0,
+    shared: Some(|| Arc::new(Pool::default()) as Shared),
+    build: |settings, spec, rules, shared| {
+        let pool = shared
+            .cloned()
+            .and_then(|s| s.downcast::<Pool>().ok())
+            .unwrap_or_default();
+        EngineAgent::build(settings, spec, rules, pool).map(|a| Box::new(a) as Box<dyn Agent>)
+    },
 };
 
 /// Adds `engine` to `registry`: each factory the registry makes for an `engine:` spec (one per
 /// tournament entrant) has its own pool of processes, killed when the factory goes.
 pub fn register(registry: &mut Registry) {
-    let session: SessionFactory = Arc::new(|| {
-        let pool = Arc::new(Pool::default());
-        Arc::new(move |spec: &AgentSpec, rules: &Rules| {
-            let settings = KIND.settings(spec)?;
-            EngineAgent::build(settings, spec, rules, pool.clone())
-                .map(|a| Box::new(a) as Box<dyn Agent>)
-        })
-    });
-    registry.register_session(&KIND, session);
+    registry.register_kind(&KIND);
 }
 
 /// The idle processes of one spec, by the thread that started them; killed when it goes.
