@@ -122,8 +122,12 @@ pub struct AgentKind<S: 'static> {
     pub shared: Option<fn() -> Shared>,
     /// Builds the agent from its settings (the spec is there for its name, its seed and errors;
     /// `shared` is the plan's, for kinds that have [`AgentKind::shared`]).
-    pub build: fn(S, &AgentSpec, &Rules, Option<&Shared>) -> Result<Box<dyn Agent>>,
+    pub build: BuildFn<S>,
 }
+
+/// How an [`AgentKind`] builds an agent from its settings, the spec, the rules and what the
+/// agents of its plan share.
+pub type BuildFn<S> = fn(S, &AgentSpec, &Rules, Option<&Shared>) -> Result<Box<dyn Agent>>;
 
 impl<S> fmt::Debug for AgentKind<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

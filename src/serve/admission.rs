@@ -130,7 +130,7 @@ impl Admission {
     /// whatever the kind), files resolved in the operator's folders, the server's move time
     /// added where the kind has a time option and the spec sets none (and its tables where a
     /// tables option has a default), then the kind's plan of it — typed settings, every default
-    /// resolved (a baseline's simulations) — capped too, and its memory checked. The error says
+    /// resolved (a baseline's simulations) — capped too, and its memory given. The error says
     /// which option and why, and nothing about the server's files. No kind is named here: what a
     /// kind costs, it declares.
     pub(super) fn admit(
@@ -196,17 +196,12 @@ impl Admission {
         for demand in &plan.demands {
             self.cap(demand, text)?;
         }
-        let memory_mb = plan.memory_bytes.div_ceil(1 << 20);
-        if memory_mb > lim.memory_mb {
-            return Err(ApiError::forbidden(format!(
-                "the agent needs {memory_mb} MiB, more than this server's {} MiB for all games (--memory-mb)",
-                lim.memory_mb
-            )));
-        }
+        // Its memory is checked with the other seats' (`games::admit_seats`), then reserved
+        // at the game's insertion.
         Ok(Admitted {
             spec: out,
+            memory_mb: plan.memory_bytes.div_ceil(1 << 20),
             plan,
-            memory_mb,
         })
     }
 

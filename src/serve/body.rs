@@ -19,7 +19,8 @@ use http_body_util::BodyExt;
 use super::admission::{BODY_LIMIT, REPLAY_BODIES, REPLAY_CLIENT_BODIES, REPLAY_LIMIT};
 use super::conn::client_of;
 use super::error::ApiError;
-use super::session::{AppState, Share, Short};
+use super::ledger::Short;
+use super::session::AppState;
 
 /// Longest time to receive a whole body.
 pub(super) const BODY_TIME: Duration = Duration::from_secs(30);
@@ -34,8 +35,8 @@ fn limit_of(path: &str) -> usize {
 }
 
 /// KiB counted for `bytes` bytes of a body past its first [`BODY_LIMIT`].
-fn counted_kib(bytes: usize) -> u32 {
-    (bytes.saturating_sub(BODY_LIMIT).div_ceil(1024)) as u32
+fn counted_kib(bytes: usize) -> u64 {
+    bytes.saturating_sub(BODY_LIMIT).div_ceil(1024) as u64
 }
 
 /// The client a request comes from (its address as [`client_of`] counts clients).
@@ -89,7 +90,7 @@ pub(super) async fn read_body(
     }
     // An announced body is counted whole before it is read; another as it arrives.
     // The body's share of REPLAY_BODIES, grown as the body grows.
-    let mut share = Share::of(&app.replay_bodies, client_of_request(&req));
+    let mut share = app.replay_bodies.empty(Some(client_of_request(&req)));
     if let Some(n) = announced {
         if let Err(short) = share.grow_to(counted_kib(n as usize)) {
             return busy(short);

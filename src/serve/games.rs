@@ -213,12 +213,14 @@ fn build_seats(
     Ok(seats)
 }
 
-/// Refuses agents that need more than the server's memory for all games (`--memory-mb`).
+/// Refuses a game whose agents (so far) need more than the server's memory for all games
+/// (`--memory-mb`): the admission's one memory check; the insertion reserves it
+/// ([`super::ledger`]).
 fn check_memory(app: &AppState, memory_mb: u64) -> ApiResult<()> {
     let limit = app.admission.limits.memory_mb;
     if memory_mb > limit {
         return Err(ApiError::forbidden(format!(
-            "the agents need {memory_mb} MiB together, more than this server's {limit} MiB for all games (--memory-mb)"
+            "this game's agents need {memory_mb} MiB, more than this server's {limit} MiB for all games (--memory-mb)"
         )));
     }
     Ok(())

@@ -12,6 +12,7 @@ mod conn;
 mod error;
 mod games;
 mod guard;
+mod ledger;
 mod replay;
 mod session;
 mod thinking;

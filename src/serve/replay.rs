@@ -25,7 +25,8 @@ use awale::notation::{format_move, player_name, result_text, GameRecord};
 use super::admission::{Admission, REPLAY_ANSWER, REPLAY_ANSWERS, REPLAY_CLIENT_ANSWERS};
 use super::conn::client_of;
 use super::error::{ApiError, ApiResult};
-use super::session::{AppState, Budget, Share, Short};
+use super::ledger::{Ledger, Reservation, Short};
+use super::session::AppState;
 
 /// The answer goes to the connection in parts of this size.
 const SENT_PART: usize = 64 * 1024;
@@ -120,13 +121,13 @@ fn parse_game(text: &str, line: usize) -> ApiResult<(GameRecord, Vec<String>)> {
 struct Capped {
     out: Vec<u8>,
     limit: usize,
-    share: Share,
+    share: Reservation,
     /// Set when the budget had no room (a 503, not a 413): which one.
     busy: Option<Short>,
 }
 
 impl Capped {
-    fn new(limit: usize, share: Share) -> Capped {
+    fn new(limit: usize, share: Reservation) -> Capped {
         Capped {
             out: Vec::new(),
             limit,
@@ -144,7 +145,7 @@ impl Write for Capped {
         }
         if len > self.out.capacity() {
             let want = (self.out.capacity() * 2).clamp(len.max(SENT_PART), self.limit);
-            if let Err(short) = self.share.grow_to(want.div_ceil(1024) as u32) {
+            if let Err(short) = self.share.grow_to(want.div_ceil(1024) as u64) {
                 self.busy = Some(short);
                 return Err(std::io::Error::other("the answers' budget is spent"));
             }
@@ -164,7 +165,7 @@ impl Write for Capped {
 struct HeldAnswer {
     out: Vec<u8>,
     sent: usize,
-    _share: Share,
+    _share: Reservation,
 }
 
 impl http_body::Body for HeldAnswer {
@@ -310,11 +311,11 @@ pub(super) async fn replay(
     // Replays are CPU work: they take a thinking permit like agents (`--max-thinking`).
     let permit = app.permit().await?;
     let admission = app.admission.clone();
-    let budget: Arc<Budget> = app.replay_answers.clone();
+    let budget: Arc<Ledger> = app.replay_answers.clone();
     let client = client_of(peer.ip());
     let answer = tokio::task::spawn_blocking(move || -> ApiResult<HeldAnswer> {
         let _permit = permit;
-        let mut w = Capped::new(REPLAY_ANSWER, Share::of(&budget, client));
+        let mut w = Capped::new(REPLAY_ANSWER, budget.empty(Some(client)));
         let written = write_replay(&body, &admission, &mut w);
         match (written, w.busy) {
             (Err(_), Some(short)) => Err(no_room(short)),

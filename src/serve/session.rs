@@ -3,7 +3,6 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -19,6 +18,7 @@ use super::admission::{
     Admission, REPLAY_ANSWERS, REPLAY_BODIES, REPLAY_CLIENT_ANSWERS, REPLAY_CLIENT_BODIES,
 };
 use super::error::{ApiError, ApiResult};
+use super::ledger::{Ledger, Reservation};
 
 /// Who sits at a seat.
 pub(super) enum Seat {
@@ -61,11 +61,14 @@ pub(super) struct Session {
     pub(super) memory_mb: u64,
 }
 
-/// A game in the server's list: the game, the memory its agents hold (MiB) and the client
+/// A game in the server's list: the game, the memory its agents hold (MiB: what their kinds
+/// declared, and its reservation in the server's memory ledger once it fits) and the client
 /// address that created it.
 pub(super) struct Entry {
     pub(super) session: Arc<Mutex<Session>>,
     pub(super) memory_mb: u64,
+    /// Released when the game goes.
+    memory: Reservation,
     pub(super) client: IpAddr,
 }
 
@@ -73,8 +76,6 @@ pub(super) struct Entry {
 pub(super) struct Games {
     pub(super) map: HashMap<String, Entry>,
     pub(super) order: VecDeque<String>,
-    /// Memory held by the games' agents (MiB).
-    pub(super) memory_mb: u64,
 }
 
 impl Games {
@@ -82,7 +83,6 @@ impl Games {
     /// unlocked (a game's lock is never taken under the list's).
     fn drop_game(&mut self, id: &str) -> Option<Arc<Mutex<Session>>> {
         let e = self.map.remove(id)?;
-        self.memory_mb -= e.memory_mb;
         self.order.retain(|x| x != id);
         Some(e.session)
     }
@@ -107,112 +107,16 @@ impl Games {
     }
 }
 
-/// A budget counted in KiB (the replay bodies', the replay answers'), for all clients together
-/// and for each client: one client holds at most its share, so that its slow readers or
-/// senders never spend what every other client's replays need (as games have
-/// `--max-client-games`).
-pub(super) struct Budget {
-    /// KiB for all clients together.
-    total: u32,
-    /// KiB one client (as [`super::conn::client_of`] counts them) may hold.
-    per_client: u32,
-    held: Mutex<Held>,
-}
-
-/// What a [`Budget`] has handed out, in all and by client.
-#[derive(Default)]
-struct Held {
-    total: u32,
-    by_client: HashMap<IpAddr, u32>,
-}
-
-/// Why a [`Share`] could not grow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Short {
-    /// The budget of all clients is spent.
-    All,
-    /// This client holds its whole share already.
-    Client,
-}
-
-impl Budget {
-    /// A budget of `total` bytes, of which one client holds `per_client` at most.
-    pub(super) fn new(total: usize, per_client: usize) -> Arc<Budget> {
-        Arc::new(Budget {
-            total: (total >> 10) as u32,
-            per_client: (per_client >> 10) as u32,
-            held: Mutex::new(Held::default()),
-        })
-    }
-
-    /// KiB held in all, and by `client`.
-    #[cfg(test)]
-    fn held(&self, client: IpAddr) -> (u32, u32) {
-        let h = lock(&self.held);
-        (h.total, h.by_client.get(&client).copied().unwrap_or(0))
-    }
-}
-
-/// A share of a [`Budget`] held for one client, grown as what it counts grows and given back
-/// when dropped.
-pub(super) struct Share {
-    budget: Arc<Budget>,
-    client: IpAddr,
-    /// KiB held.
-    held: u32,
-}
-
-impl Share {
-    /// An empty share of `budget` for `client`.
-    pub(super) fn of(budget: &Arc<Budget>, client: IpAddr) -> Share {
-        Share {
-            budget: budget.clone(),
-            client,
-            held: 0,
-        }
-    }
-
-    /// Holds `kib` KiB in all (at least); which budget had no room for more, if one had none.
-    pub(super) fn grow_to(&mut self, kib: u32) -> Result<(), Short> {
-        if kib <= self.held {
-            return Ok(());
-        }
-        let more = kib - self.held;
-        let b = &self.budget;
-        let mut h = lock(&b.held);
-        let mine = h.by_client.get(&self.client).copied().unwrap_or(0);
-        if mine + more > b.per_client {
-            return Err(Short::Client);
-        }
-        if h.total + more > b.total {
-            return Err(Short::All);
-        }
-        h.total += more;
-        *h.by_client.entry(self.client).or_insert(0) += more;
-        self.held = kib;
-        Ok(())
-    }
-}
-
-impl Drop for Share {
-    fn drop(&mut self) {
-        if self.held == 0 {
-            return;
-        }
-        let mut h = lock(&self.budget.held);
-        h.total -= self.held;
-        if let Some(n) = h.by_client.get_mut(&self.client) {
-            *n -= self.held;
-            if *n == 0 {
-                h.by_client.remove(&self.client);
-            }
-        }
-    }
-}
-
 /// A table being opened or opened: `None` when the folder has none for its rules, or the
-/// memory budget had no room for it.
-type TableCell = Arc<OnceCell<Option<Arc<Tablebase>>>>;
+/// memory ledger had no room for it.
+type TableCell = Arc<OnceCell<Option<OpenTable>>>;
+
+/// An open endgame table and its memory in the server's ledger (held as long as the server).
+#[derive(Clone)]
+struct OpenTable {
+    table: Arc<Tablebase>,
+    _memory: Arc<Reservation>,
+}
 
 /// The server's state.
 pub struct AppState {
@@ -221,10 +125,9 @@ pub struct AppState {
     pub(super) admission: Admission,
     /// Tables opened (or being opened) so far, by the rules of play they answer for.
     tables: Mutex<HashMap<Rules, TableCell>>,
-    /// Memory of the open tables (MiB), counted against `--memory-mb`.
-    tables_mb: AtomicU64,
-    /// `games.memory_mb`, readable without the games' lock.
-    games_mb: AtomicU64,
+    /// The memory of the games' agents and of the open tables (MiB, `--memory-mb`): the games'
+    /// reservations are their clients', the tables' the server's.
+    memory: Arc<Ledger>,
     pub(super) move_time: Duration,
     pub(super) max_games: usize,
     pub(super) games: Mutex<Games>,
@@ -235,10 +138,11 @@ pub struct AppState {
     /// The most time a request body may pause (`--idle-timeout-ms`).
     pub(super) body_idle: Duration,
     /// KiB of replay bodies being read or replayed, past their first [`super::admission::BODY_LIMIT`] bytes
-    /// ([`REPLAY_BODIES`] in all).
-    pub(super) replay_bodies: Arc<Budget>,
-    /// KiB of replay answers being written or sent ([`REPLAY_ANSWERS`] in all).
-    pub(super) replay_answers: Arc<Budget>,
+    /// ([`REPLAY_BODIES`] in all, [`REPLAY_CLIENT_BODIES`] a client).
+    pub(super) replay_bodies: Arc<Ledger>,
+    /// KiB of replay answers being written or sent ([`REPLAY_ANSWERS`] in all,
+    /// [`REPLAY_CLIENT_ANSWERS`] a client).
+    pub(super) replay_answers: Arc<Ledger>,
     /// The networks of `--networks` as last listed, and when.
     network_list: tokio::sync::Mutex<Option<(Instant, Arc<Vec<String>>)>>,
 }
@@ -279,18 +183,23 @@ impl AppState {
             thinking: Arc::new(Semaphore::new(admission.limits.thinking)),
             builds: Arc::new(Semaphore::new(BUILDS)),
             body_idle,
-            replay_bodies: Budget::new(REPLAY_BODIES, REPLAY_CLIENT_BODIES),
-            replay_answers: Budget::new(REPLAY_ANSWERS, REPLAY_CLIENT_ANSWERS),
+            replay_bodies: Ledger::new(
+                (REPLAY_BODIES >> 10) as u64,
+                (REPLAY_CLIENT_BODIES >> 10) as u64,
+            ),
+            replay_answers: Ledger::new(
+                (REPLAY_ANSWERS >> 10) as u64,
+                (REPLAY_CLIENT_ANSWERS >> 10) as u64,
+            ),
+            // No share a client: the games of the client holding the most go first instead.
+            memory: Ledger::new(admission.limits.memory_mb, admission.limits.memory_mb),
             network_list: tokio::sync::Mutex::new(None),
             admission,
             tables: Mutex::new(HashMap::new()),
-            tables_mb: AtomicU64::new(0),
-            games_mb: AtomicU64::new(0),
             max_games,
             games: Mutex::new(Games {
                 map: HashMap::new(),
                 order: VecDeque::new(),
-                memory_mb: 0,
             }),
         }
     }
@@ -324,11 +233,11 @@ impl AppState {
             Entry {
                 session: Arc::new(Mutex::new(s)),
                 memory_mb: mb,
+                memory: self.memory.empty(Some(client)),
                 client,
             },
         );
         g.order.push_back(id.clone());
-        g.memory_mb += mb;
         let mut dropped = Vec::new();
         let client_games = self.admission.limits.client_games;
         while g.map.values().filter(|e| e.client == client).count() > client_games {
@@ -346,17 +255,24 @@ impl AppState {
             };
             dropped.extend(g.drop_game(&old));
         }
-        // Over the memory budget, only games that hold memory go (of the client holding the
-        // most, the new game counted): a game of cheap agents is never dropped to make room.
-        // The new game itself is not: when the client holding the most is its own and it has
-        // no older game holding memory, the new game does not fit fairly and is refused.
+        // The new game's memory is reserved in the ledger; while it does not fit, only games
+        // that hold memory go (of the client holding the most, the new game counted): a game of
+        // cheap agents is never dropped to make room. The new game itself is not: when the
+        // client holding the most is its own and it has no older game holding memory, the new
+        // game does not fit fairly and is refused.
         let mut refused = false;
-        while g.memory_mb + self.tables_mb() > self.admission.limits.memory_mb {
+        loop {
+            let entry = g.map.get_mut(&id).expect("the new game is kept");
+            if entry.memory.grow_to(mb).is_ok() {
+                break;
+            }
             let holders = g.holders();
             let most = holders.values().map(|h| h.1).max().unwrap_or(0);
             let Some(old) = g
                 .oldest(|e| e.memory_mb > 0 && holders.get(&e.client).is_some_and(|h| h.1 == most))
             else {
+                refused = true;
+                g.drop_game(&id);
                 break;
             };
             if old == id {
@@ -366,7 +282,6 @@ impl AppState {
             }
             dropped.extend(g.drop_game(&old));
         }
-        self.games_mb.store(g.memory_mb, Ordering::Relaxed);
         drop(g);
         // The dropped games' thinking stops now, outside the list's lock.
         for s in dropped {
@@ -385,7 +300,6 @@ impl AppState {
     pub(super) fn remove(&self, id: &str) -> bool {
         let mut g = lock(&self.games);
         let dropped = g.drop_game(id);
-        self.games_mb.store(g.memory_mb, Ordering::Relaxed);
         drop(g);
         match dropped {
             Some(s) => {
@@ -445,32 +359,28 @@ impl AppState {
                 .flatten()
         })
         .await
-        .clone()
+        .as_ref()
+        .map(|t| t.table.clone())
     }
 
     /// Opens the table of `rules` in `dir` if the memory budget has room for it (told from the
     /// files' sizes, before any is read); its memory is counted from then on.
-    fn open_table(&self, dir: &std::path::Path, rules: &Rules) -> Option<Arc<Tablebase>> {
+    fn open_table(&self, dir: &std::path::Path, rules: &Rules) -> Option<OpenTable> {
         let bytes = Tablebase::open_bytes(dir, rules).ok()?;
-        let mb = bytes.div_ceil(1 << 20);
-        let budget = self.admission.limits.memory_mb;
-        self.tables_mb
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
-                (self.games_mb() + t + mb <= budget).then_some(t + mb)
-            })
-            .ok()?;
-        let table = Tablebase::open_shared(dir, rules).ok();
-        if table.is_none() {
-            self.tables_mb.fetch_sub(mb, Ordering::Relaxed);
-        }
-        table
+        let memory = self.memory.reserve(None, bytes.div_ceil(1 << 20)).ok()?;
+        // A table that fails to open releases its reservation (dropped here).
+        let table = Tablebase::open_shared(dir, rules).ok()?;
+        Some(OpenTable {
+            table,
+            _memory: Arc::new(memory),
+        })
     }
 
     /// The endgame table for `rules` if it is open already (never opens one: for the views).
     pub(super) fn open_table_for(&self, rules: &Rules) -> Option<Arc<Tablebase>> {
         let key = awale::tablebase::table_rules(rules).ok()?;
         let cell = lock(&self.tables).get(&key)?.clone();
-        cell.get().cloned().flatten()
+        cell.get()?.as_ref().map(|t| t.table.clone())
     }
 
     /// A permit to build an agent ([`BUILDS`] at once): what building allocates (a network read
@@ -504,12 +414,12 @@ impl AppState {
 
     /// Memory held by the live games' agents (MiB).
     pub(super) fn games_mb(&self) -> u64 {
-        self.games_mb.load(Ordering::Relaxed)
+        self.memory.held() - self.tables_mb()
     }
 
     /// Memory held by the open endgame tables (MiB).
     pub(super) fn tables_mb(&self) -> u64 {
-        self.tables_mb.load(Ordering::Relaxed)
+        self.memory.held_by(None)
     }
 }
 
@@ -517,27 +427,6 @@ impl AppState {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    #[test]
-    fn a_client_holds_at_most_its_share_of_a_budget() {
-        let budget = Budget::new(4 << 10, 2 << 10);
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let b: IpAddr = "10.0.0.2".parse().unwrap();
-        let mut a1 = Share::of(&budget, a);
-        let mut a2 = Share::of(&budget, a);
-        assert_eq!(a1.grow_to(2), Ok(()));
-        assert_eq!(a2.grow_to(1), Err(Short::Client));
-        let mut b1 = Share::of(&budget, b);
-        assert_eq!(b1.grow_to(2), Ok(()));
-        let mut c1 = Share::of(&budget, "10.0.0.3".parse().unwrap());
-        assert_eq!(c1.grow_to(1), Err(Short::All));
-        drop(a1);
-        assert_eq!(budget.held(a), (2, 0));
-        assert_eq!(a2.grow_to(2), Ok(()));
-        drop((a2, b1, c1));
-        assert_eq!(budget.held(a), (0, 0));
-        assert!(lock(&budget.held).by_client.is_empty());
-    }
 
     /// A server with these limits and no tables.
     fn server(max_games: usize, client_games: usize, memory_mb: u64) -> AppState {
@@ -595,11 +484,13 @@ mod tests {
                 prop_assert!(lock(&app.games).map.contains_key(&id), "the new game was dropped");
                 ids.push(id);
                 let g = lock(&app.games);
-                prop_assert!(g.memory_mb <= memory_mb, "{} MiB over {memory_mb}", g.memory_mb);
+                let held = app.games_mb();
+                prop_assert!(held <= memory_mb, "{held} MiB over {memory_mb}");
                 prop_assert!(g.map.len() <= max_games);
                 let sum: u64 = g.map.values().map(|e| e.memory_mb).sum();
-                prop_assert_eq!(sum, g.memory_mb);
-                prop_assert_eq!(app.games_mb(), g.memory_mb);
+                prop_assert_eq!(sum, held);
+                let reserved: u64 = g.map.values().map(|e| e.memory.amount()).sum();
+                prop_assert_eq!(reserved, held);
                 prop_assert_eq!(g.order.len(), g.map.len());
                 for (n, _) in g.holders().values() {
                     prop_assert!(*n <= client_games);
