@@ -194,7 +194,7 @@ impl Drop for Answered {
 }
 
 /// A search in progress: its thread gives the agent back.
-struct Search<'s> {
+struct SearchThread<'s> {
     stop: StopSignal,
     /// `go infinite`: the next command other than `isready` ends it.
     infinite: bool,
@@ -217,7 +217,7 @@ struct Engine<'a, 's, 'env, W: Write + Send> {
     agent: Option<Box<dyn Agent>>,
     /// The position to think on; `None` after a bad `position`.
     game: Option<Game>,
-    search: Option<Search<'s>>,
+    search: Option<SearchThread<'s>>,
     /// Commands that came during the search, in order.
     waiting: VecDeque<Waiting>,
     /// Their bytes, counted as [`MAX_WAITING`] says.
@@ -592,7 +592,7 @@ impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
             let _ = say(out, &answer);
             agent
         });
-        self.search = Some(Search {
+        self.search = Some(SearchThread {
             stop,
             infinite: go.infinite,
             thread,

@@ -1031,7 +1031,7 @@ fn the_caller_view_matches_the_python_vector_env() {
 #[derive(Debug)]
 struct Extreme(bool);
 
-impl awale::batch::Policy for Extreme {
+impl awale::batch::OpponentPolicy for Extreme {
     fn name(&self) -> &str {
         if self.0 {
             "highest"

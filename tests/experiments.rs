@@ -10,7 +10,7 @@ use awale::matchplay::{run_match, MatchConfig};
 use awale::sprt::SprtConfig;
 use awale::tournament::Entrant;
 use awale::train::ladder::{run_ladder, LadderConfig};
-use awale::train::training::{run, RunOptions};
+use awale::train::run::{run, RunOptions};
 use awale::train::{Checkpoint, TrainConfig};
 use awale::{Game, Rules};
 

@@ -11,7 +11,7 @@ use awale::search::{
     SearchSettings, UniformEvaluator, MAX_ACTIONS,
 };
 use awale::tournament::GameRunConfig;
-use awale::train::training::{run, RunOptions};
+use awale::train::run::{run, RunOptions};
 use awale::train::{TrainConfig, TrainError, Trainer};
 use awale::{Game, Rules, State};
 use rand::SeedableRng;
@@ -581,7 +581,7 @@ fn distributed_self_play_is_the_local_run_bit_for_bit() {
 
 #[test]
 fn a_distributed_run_writes_a_checkpoint_that_plays_and_resumes_locally() {
-    use awale::train::training::run_with;
+    use awale::train::run::run_with;
     use awale::train::NetCore;
     let mut cfg = micro_config();
     cfg.training.iterations = 2;
@@ -634,7 +634,7 @@ fn a_distributed_run_that_fails_is_saved_after_its_last_complete_iteration() {
     // and although `checkpoint.every = 0` would write nothing before the end, the folder has
     // the run after iteration 2 (the games in progress from the workers); resumed, the run is
     // the local one.
-    use awale::train::training::run_with;
+    use awale::train::run::run_with;
     let mut cfg = micro_config();
     cfg.training.iterations = 4;
     cfg.checkpoint.every = 0;
@@ -684,7 +684,7 @@ fn a_distributed_run_that_fails_is_saved_after_its_last_complete_iteration() {
 
 #[test]
 fn overlapped_distributed_self_play_drains_at_checkpoints_and_resumes_exactly() {
-    use awale::train::training::run_with;
+    use awale::train::run::run_with;
     let mut cfg = micro_config();
     cfg.selfplay.overlap = true;
     cfg.training.lr_schedule = "constant".into();

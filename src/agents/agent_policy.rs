@@ -1,7 +1,7 @@
 //! Any agent as the opponent of a batch or an environment: `opponent="alphabeta:depth=2"`,
 //! `"mcts:sims=200"`, `"perfect:fallback_depth=6"`, `"nn:path=…"` (with the trainer's registry).
 //!
-//! The batch asks its [`Policy`] for a move from any of its worker threads. [`AgentPolicy`]
+//! The batch asks its [`OpponentPolicy`] for a move from any of its worker threads. [`AgentPolicy`]
 //! keeps one agent per thread (built on first use), resets it with a seed drawn from the board's
 //! own random stream before every move, and shows it the position without history: a move
 //! depends only on the position and the board's stream, so a batch stays reproducible whatever
@@ -31,7 +31,7 @@ use super::kind::AgentFactory;
 use super::registry::Registry;
 use super::spec::AgentSpec;
 use super::{Agent, Turn};
-use crate::batch::{League, Opponent, Policy};
+use crate::batch::{League, Opponent, OpponentPolicy};
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::state::State;
@@ -94,7 +94,7 @@ impl AgentPolicy {
     }
 }
 
-impl Policy for AgentPolicy {
+impl OpponentPolicy for AgentPolicy {
     fn name(&self) -> &str {
         &self.name
     }

@@ -120,7 +120,7 @@ pub use config::{BatchConfig, IllegalActionPolicy, Opening, ResetMode, MAX_BOARD
 pub use observation::{
     encode_state, input_scale, ActionSpec, ObsDtype, ObsEncoding, ObsScale, ObsSpec, ObsValue,
 };
-pub use opponent::{League, Opponent, Policy};
+pub use opponent::{League, Opponent, OpponentPolicy};
 pub(crate) use rng::splitmix;
 pub use rng::{board_rng, derive_seed, RngSnapshot};
 pub use snapshot::BatchSnapshot;

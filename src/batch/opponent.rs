@@ -2,7 +2,7 @@
 //! single-agent learner can train inside the batch.
 //!
 //! [`Opponent`] names the built-in choices; anything else (e.g. the search agents of
-//! [`crate::agents`]) plugs in through the [`Policy`] trait as [`Opponent::Policy`].
+//! [`crate::agents`]) plugs in through the [`OpponentPolicy`] trait as [`Opponent::Policy`].
 //!
 //! ```
 //! use awale::batch::Opponent;
@@ -32,7 +32,7 @@ use crate::state::State;
 /// A move-picking policy that can play the opponent seats of a batch. Implementations must be
 /// deterministic given the `rng` stream (it is the board's own), so that batches stay
 /// reproducible.
-pub trait Policy: Send + Sync + fmt::Debug {
+pub trait OpponentPolicy: Send + Sync + fmt::Debug {
     /// A short name, for display.
     fn name(&self) -> &str;
 
@@ -65,7 +65,7 @@ pub enum Opponent {
     /// gain net of the best rival's gain during the move; ties broken uniformly at random.
     Greedy,
     /// Any other policy.
-    Policy(Arc<dyn Policy>),
+    Policy(Arc<dyn OpponentPolicy>),
     /// A league: each board draws one member per episode (uniformly, from its own random
     /// stream, when the episode starts), which plays every opponent move of that episode.
     League(Arc<League>),
@@ -243,7 +243,7 @@ mod tests {
 
     #[derive(Debug)]
     struct Lowest;
-    impl Policy for Lowest {
+    impl OpponentPolicy for Lowest {
         fn name(&self) -> &str {
             "lowest"
         }
@@ -254,7 +254,7 @@ mod tests {
 
     #[derive(Debug)]
     struct Broken;
-    impl Policy for Broken {
+    impl OpponentPolicy for Broken {
         fn name(&self) -> &str {
             "broken"
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use awale::az::machine::{scale_to, Machine};
 use awale::az::selfplay_tables::{self, Prepared};
 use awale::tablebase::BuildEvent;
-use awale::train::training::{run as run_training, RunOptions};
+use awale::train::run::{run as run_training, RunOptions};
 use awale::train::TrainConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 

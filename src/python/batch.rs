@@ -711,7 +711,7 @@ impl PyBatch {
         if let Some(c) = &self.callable {
             return Err(PyTypeError::new_err(format!(
                 "a Batch whose opponent is a Python callable ({}) cannot be pickled",
-                crate::batch::Policy::name(c.as_ref())
+                crate::batch::OpponentPolicy::name(c.as_ref())
             )));
         }
         let cfg = self.options();

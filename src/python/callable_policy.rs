@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::py_agent::{self, Form};
 use super::type_name;
-use crate::batch::{ObsEncoding, Policy};
+use crate::batch::{ObsEncoding, OpponentPolicy};
 use crate::rules::Rules;
 use crate::state::State;
 
@@ -69,7 +69,7 @@ impl CallablePolicy {
     }
 }
 
-impl Policy for CallablePolicy {
+impl OpponentPolicy for CallablePolicy {
     fn name(&self) -> &str {
         &self.name
     }

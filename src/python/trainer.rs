@@ -5,7 +5,7 @@
 //! `train` and `SelfPlayWorker` need the extension built with the cargo feature `train`
 //! (`HAS_TRAINER`; the wheel has it); a build without it raises `NotImplementedError` with
 //! the command that builds one. Types are converted here; what they do is in
-//! `awale::train::training::run_with`, `awale::train::worker` and `awale::az::remote`.
+//! `awale::train::run::run_with`, `awale::train::worker` and `awale::az::remote`.
 
 use std::path::PathBuf;
 
@@ -335,7 +335,7 @@ pub(crate) fn train<'py>(
     let cfg = config_arg(config)?;
     #[cfg(feature = "train")]
     {
-        use crate::train::training::{run_with, RunOptions};
+        use crate::train::run::{run_with, RunOptions};
         let opts = RunOptions {
             out: out.unwrap_or_else(|| cfg.default_out()),
             fresh,

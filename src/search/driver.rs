@@ -7,9 +7,9 @@
 
 use rand::Rng;
 
-use super::action_selection::Root;
 use super::evaluator::{Evaluation, LeafEvaluator};
 use super::result::GuidedSearchResult;
+use super::root::Root;
 use super::settings::SearchSettings;
 use super::tree::{Tree, NONE};
 use crate::rules::{CycleRule, Rules, MAX_PLAYERS};
@@ -122,12 +122,12 @@ impl Search {
 
     /// Simulations done.
     pub fn simulations(&self) -> u32 {
-        self.root.sims
+        self.root.spent
     }
 
     /// True once the search has spent its budget (or has nothing to decide).
     pub fn is_done(&self) -> bool {
-        self.root_evaluated && self.pending.is_none() && self.root.sims >= self.root.budget
+        self.root_evaluated && self.pending.is_none() && self.root.spent >= self.root.budget
     }
 
     /// The next position to evaluate, or `None` when the search is complete. Simulations that
@@ -147,7 +147,7 @@ impl Search {
         let rules = self.tree.rules;
         let cycles = self.history.is_some() && rules.cycle != CycleRule::Ignore;
         // Bounded: each turn of the loop completes a simulation or returns a leaf.
-        while self.root.sims < self.root.budget {
+        while self.root.spent < self.root.budget {
             let mut node = 0u32;
             if cycles {
                 self.path.clear();
@@ -180,7 +180,7 @@ impl Search {
                     if new.terminal {
                         let v = new.raw_value;
                         self.tree.backup(idx, &v);
-                        self.root.sims += 1;
+                        self.root.spent += 1;
                         break;
                     }
                     self.pending = Some(idx);
@@ -189,7 +189,7 @@ impl Search {
                 if self.tree.nodes[child as usize].terminal {
                     let v = self.tree.nodes[child as usize].raw_value;
                     self.tree.backup(child, &v);
-                    self.root.sims += 1;
+                    self.root.spent += 1;
                     break;
                 }
                 if cycles {
@@ -233,7 +233,7 @@ impl Search {
         let values = self.tree.nodes[idx as usize].raw_value;
         if idx != 0 {
             self.tree.backup(idx, &values);
-            self.root.sims += 1;
+            self.root.spent += 1;
             return;
         }
         self.root_evaluated = true;
@@ -267,7 +267,7 @@ impl Search {
         let full = self.root.budget;
         let step = limit.is_some() && !self.settings.policy.follows_budget();
         loop {
-            let done = self.root.sims;
+            let done = self.root.spent;
             if done > 0 && limit.is_some_and(|reached| reached()) {
                 break;
             }
@@ -276,7 +276,7 @@ impl Search {
             }
             let Some(leaf) = self.next_leaf(rng) else {
                 // A step that ended in a finished game: the search goes on while it moves.
-                let now = self.root.sims;
+                let now = self.root.spent;
                 if step && now > done && now < full {
                     continue;
                 }
@@ -289,7 +289,7 @@ impl Search {
             let e = self.evals[0];
             self.deliver(&e, rng);
         }
-        self.root.sims
+        self.root.spent
     }
 
     /// The result of the finished search.

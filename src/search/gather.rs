@@ -441,7 +441,7 @@ fn deliver<F: Forest>(
 mod tests {
     use super::*;
     use crate::rules::Rules;
-    use crate::search::batch::tests::roots;
+    use crate::search::forest::tests::roots;
     use crate::search::{BatchSearch, Evaluation, SearchSettings};
 
     /// A deterministic evaluator whose answer depends on the position alone, and which records

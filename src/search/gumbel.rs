@@ -10,9 +10,10 @@
 
 use rand::Rng;
 
-use super::action_selection::{Best, Root};
+use super::root::Root;
 use super::samplers::gumbel;
 use super::seq_halving::considered_visit;
+use super::tie_break::Best;
 use super::tree::{masked_logits, softmax_legal, Tree};
 use super::MAX_ACTIONS;
 
@@ -86,8 +87,8 @@ impl Gumbel {
         let sigma = self.sigma(tree, node);
         let mut best = Best::default();
         if node == 0 {
-            let target = if root.sims < root.budget {
-                considered_visit(root.considered, root.budget as usize, root.sims as usize)
+            let target = if root.spent < root.budget {
+                considered_visit(root.considered, root.budget as usize, root.spent as usize)
             } else {
                 u32::MAX
             };

@@ -15,7 +15,8 @@
 //! |---|---|
 //! | `tree.rs` | the nodes, their statistics, expansion and backup, [`Backup`] |
 //! | `policy.rs` | [`Policy`] and [`SearchKind`]: the rules behind one type, self-play's move choice |
-//! | `action_selection.rs` | the one tie-break rule and the root's state the rules read |
+//! | `tie_break.rs` | the one tie-break rule: the first action on ties |
+//! | `root.rs` | the root's state the rules read: simulations spent, budget, Gumbel's considered actions |
 //! | `puct.rs`, `gumbel.rs`, `uct.rs` | each rule: its settings, noise, selection, final choice |
 //! | `seq_halving.rs` | Gumbel's sequential-halving schedule |
 //! | `samplers.rs` | Gumbel, Dirichlet and Gamma draws |
@@ -23,7 +24,7 @@
 //! | `settings.rs` | [`SearchSettings`] |
 //! | `driver.rs` | [`Search`]: one tree, stepped leaf by leaf or run to the end |
 //! | `result.rs` | [`GuidedSearchResult`] |
-//! | `batch.rs` | [`Rounds`] over a [`Forest`], and [`BatchSearch`] |
+//! | `forest.rs` | [`Rounds`] over a [`Forest`], and [`BatchSearch`] |
 //! | `gather.rs` | many threads' leaves in few, large calls on evaluator threads, several batches in flight |
 //!
 //! ```
@@ -42,24 +43,25 @@
 //! assert_eq!(search.result().action, 5);
 //! ```
 
-mod action_selection;
-mod batch;
 mod driver;
 mod evaluator;
+mod forest;
 pub mod gather;
 mod gumbel;
 mod policy;
 mod puct;
 mod result;
+mod root;
 mod samplers;
 mod seq_halving;
 mod settings;
+mod tie_break;
 mod tree;
 mod uct;
 
-pub use batch::{BatchSearch, Forest, Rounds};
 pub use driver::Search;
 pub use evaluator::{Evaluation, LeafEvaluator, Mix, UniformEvaluator};
+pub use forest::{BatchSearch, Forest, Rounds};
 pub use gumbel::{completed_sigma, gumbel_improved_policy, Gumbel};
 pub use policy::{Policy, SearchKind};
 pub use puct::Puct;

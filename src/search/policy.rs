@@ -5,10 +5,10 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::action_selection::Root;
 use super::gumbel::Gumbel;
 use super::puct::Puct;
 use super::result::GuidedSearchResult;
+use super::root::Root;
 use super::tree::Tree;
 use super::uct::Uct;
 use super::MAX_ACTIONS;

@@ -5,8 +5,8 @@
 
 use rand::Rng;
 
-use super::action_selection::Best;
 use super::samplers::dirichlet;
+use super::tie_break::Best;
 use super::tree::Tree;
 use super::MAX_ACTIONS;
 

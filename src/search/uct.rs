@@ -6,7 +6,7 @@
 
 use rand::Rng;
 
-use super::action_selection::Best;
+use super::tie_break::Best;
 use super::tree::Tree;
 use super::MAX_ACTIONS;
 

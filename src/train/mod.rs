@@ -17,7 +17,7 @@
 //! - [`evaluation`]: games against the built-in agents, Elo and endgame accuracy;
 //!   [`calibration`]: the opponents' reference ratings.
 //! - [`metrics`]: what an iteration did and the scalars logged of it.
-//! - [`training`]: the loop ([`training::run`], [`training::run_with`]: parallel self-play,
+//! - [`run`]: the loop ([`run::run`], [`run::run_with`]: parallel self-play,
 //!   gradient steps, evaluation, checkpoints, logs).
 //! - [`worker`]: a self-play worker of a distributed run ([`crate::az::remote`]): plays some
 //!   shards with the weights the learner sends.
@@ -39,8 +39,8 @@ pub mod loss;
 pub mod metrics;
 pub mod model;
 pub mod net_core;
+pub mod run;
 pub mod trainer;
-pub mod training;
 pub mod worker;
 
 // The burn-free pieces live in `crate::az` (and the search in `crate::search`); the types a
@@ -52,8 +52,8 @@ pub use crate::search::{
 pub use inference::{register_agents, registry, NnAgent};
 pub use model::PolicyValueNet;
 pub use net_core::NetCore;
+pub use run::{RunOptions, RunSummary};
 pub use trainer::Trainer;
-pub use training::{RunOptions, RunSummary};
 
 /// The device training runs on: burn's flex CPU backend with autodiff by default; the first CUDA
 /// GPU under the cargo feature `train-cuda`, the default wgpu adapter under `train-wgpu`.

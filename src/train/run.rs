@@ -24,21 +24,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::calibration::calibrate;
 use super::evaluation::periodic_eval;
 use super::logging::Logger;
-use super::metrics::log_eval;
+use super::loss::LossStats;
+use super::metrics::{log_eval, EvalReport};
+use super::trainer::Trainer;
 use super::{TrainConfig, TrainError, TrainResult};
 use crate::az::checkpoint::Checkpoint;
 use crate::az::generations;
 use crate::az::remote::{self, RemoteSelfPlay};
-
-// What this file held before it was split, at its old paths (`awale::train::training::Trainer`).
-pub use super::calibration::calibrate;
-pub use super::evaluation::{elo_against, evaluate_core};
-pub use super::loss::LossStats;
-pub use super::metrics::IterationStats;
-pub use super::metrics::{EndgameEval, EvalReport, Extra};
-pub use super::trainer::Trainer;
 
 /// Options of [`run`].
 #[derive(Debug, Clone)]
