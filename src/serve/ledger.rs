@@ -15,7 +15,10 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-use super::session::lock;
+/// The ledger's lock (a panicking holder poisons nothing: the counts stay whole).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Who holds a reservation: a client (an address, as [`super::conn::client_of`] counts them), or
 /// the server itself (`None`: its endgame tables).
