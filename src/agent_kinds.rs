@@ -21,3 +21,14 @@ pub fn available() -> crate::agents::Registry {
     crate::agents::engine::register(&mut registry);
     registry
 }
+
+/// Specs that show the kinds a client of `awale serve` may name, from the quickest to the
+/// strongest (`GET /api/agents` lists them; the page offers them).
+pub const EXAMPLES: &[&str] = &[
+    "random",
+    "greedy",
+    "alphabeta:depth=2",
+    "alphabeta:depth=8",
+    "mcts:sims=2000",
+    "perfect",
+];

@@ -410,3 +410,52 @@ fn the_file_tables_are_the_module_docs() {
         false,
     );
 }
+
+/// `awale serve` knows agents only by what their kinds declare (`Plan`, `RegistryEntry`): its
+/// code (its tests aside) writes no agent kind as a spec. The examples it lists come from
+/// `awale::agent_kinds::EXAMPLES`.
+#[test]
+fn the_server_names_no_agent_kind() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kinds = [
+        "random",
+        "greedy",
+        "alphabeta",
+        "perfect",
+        "mcts",
+        "nn",
+        "engine",
+    ];
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(root.join("src/serve")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for (n, line) in code.lines().enumerate() {
+            let line = line.trim_start();
+            if line.starts_with("//") {
+                continue;
+            }
+            for kind in kinds {
+                // A string literal that is a spec of the kind (an escaped quote inside a help
+                // text is an example for people, not a spec the code acts on).
+                for quoted in [format!("\"{kind}\""), format!("\"{kind}:")] {
+                    let named = line
+                        .match_indices(&quoted)
+                        .any(|(i, _)| i == 0 || line.as_bytes()[i - 1] != b'\\');
+                    if named {
+                        found.push(format!("{}:{}: {line}", path.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "src/serve/ names agent kinds:\n{}",
+        found.join("\n")
+    );
+}

@@ -142,7 +142,7 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
     let networks = app.network_names().await;
     Json(json!({
         "kinds": kinds,
-        "examples": ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=8", "mcts:sims=2000", "perfect"],
+        "examples": awale::agent_kinds::EXAMPLES,
         "tablebase": app.admission.tablebase.is_some(),
         "networks": networks.as_slice(),
         "move_time_ms": app.move_time.as_millis() as u64,
