@@ -52,13 +52,19 @@ class AwaleNet(torch.nn.Module):
     as :meth:`awale.Network.predict`. The auxiliary score head (the mover's final store minus
     the others' mean, by tanh) is :meth:`score`. ``header`` keeps the file's header (rules,
     encoding, shape, input scales) and ``config`` the training config, so :func:`save` writes a
-    file that the Rust side loads.
+    file that the Rust side loads. ``play`` keeps the network's play settings, when it has them
+    (a baseline's: ``{"sims": 256, "search": "puct"}``): how ``nn:path=FILE`` searches with the
+    saved file unless its spec says otherwise; ``None`` plays with the ``nn`` agent's defaults
+    (64 simulations, the config's ``play_kind``). Set it to give a network of yours its own.
     """
 
-    def __init__(self, header: dict[str, Any], config: str) -> None:
+    def __init__(
+        self, header: dict[str, Any], config: str, play: Optional[dict[str, Any]] = None
+    ) -> None:
         super().__init__()
         self.header = dict(header)
         self.config = config
+        self.play = dict(play) if play is not None else None
         widths = [int(header["input"]), *[int(h) for h in header["hidden"]]]
         self.trunk = torch.nn.ModuleList(
             torch.nn.Linear(a, b) for a, b in zip(widths[:-1], widths[1:])
@@ -202,6 +208,14 @@ def read_header(path: PathLike) -> tuple[dict[str, Any], str]:
     return header, meta["config"]
 
 
+def read_play(path: PathLike) -> Optional[dict[str, Any]]:
+    """The play settings a safetensors network file carries (``{"sims": N, "search": KIND}``,
+    an exported baseline's), or ``None`` when it has none."""
+    with safe_open(os.fspath(path), framework="pt") as f:
+        meta = f.metadata() or {}
+    return json.loads(meta["play"]) if "play" in meta else None
+
+
 def _is_safetensors(path: PathLike) -> bool:
     with open(path, "rb") as f:
         head = f.read(9)
@@ -219,7 +233,7 @@ def network(path: PathLike) -> AwaleNet:
             Network(path).export_safetensors(out)
             return network(out)
     header, config = read_header(path)
-    model = AwaleNet(header, config)
+    model = AwaleNet(header, config, play=read_play(path))
     from safetensors.torch import load_file
 
     state = load_file(os.fspath(path))
@@ -256,9 +270,16 @@ def save(model: AwaleNet, path: PathLike, counters: Optional[dict[str, Any]] = N
     the file plays as ``nn:path=FILE`` and loads with :class:`awale.Network`. ``counters``
     (``iteration``, ``games``, ``positions``, ``train_steps``, ``elapsed`` seconds) mark it as a
     generation of a run: ``awale ladder`` rates the ``gen-NNNNNN.safetensors`` files of a run's
-    ``generations/`` folder by them."""
+    ``generations/`` folder by them. ``model.play`` (its play settings, a baseline's kept from
+    :func:`baseline`) is written too; the Rust side checks it when it reads the file
+    (``awale.TrainingError`` for simulations out of range or an unknown search)."""
     state = {k: v.detach().to(torch.float32).contiguous().cpu() for k, v in model.state_dict().items()}
     metadata = {"awale": json.dumps(model.header), "config": model.config}
+    play = getattr(model, "play", None)
+    if play is not None:
+        if not isinstance(play, dict) or set(play) != {"sims", "search"}:
+            raise ValueError(f"play must be a dict with 'sims' and 'search', got {play!r}")
+        metadata["play"] = json.dumps({"sims": int(play["sims"]), "search": str(play["search"])})
     if counters is not None:
         keys = ("iteration", "games", "positions", "train_steps")
         missing = [k for k in keys if k not in counters]
@@ -292,5 +313,6 @@ __all__ = [
     "baseline",
     "new_network",
     "read_header",
+    "read_play",
     "save",
 ]

@@ -347,3 +347,41 @@ def test_the_torch_evaluator_is_the_network_as_an_evaluate_callable():
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="no CUDA GPU"):
             at.Evaluator(model, "cuda")
+
+
+def test_a_baselines_play_settings_survive_a_pass_through_pytorch(tmp_path):
+    """`awale.torch.save` writes the play settings `awale.torch.baseline` read (issue 61's
+    leftover): the saved file searches as the baseline does, and a network of one's own can be
+    given settings, checked by the Rust side."""
+    pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
+    import awale.torch as at
+
+    model = at.baseline("abapa")
+    shipped = awale.Network.baseline("abapa").play
+    assert model.play == {"sims": shipped["sims"], "search": shipped["search"]}
+    path = tmp_path / "again.safetensors"
+    at.save(model, path)
+    assert at.read_play(path) == model.play
+    assert awale.Network(path).play == shipped
+    # A network of one's own: its settings written, then read back by the nn agent's file.
+    mine = at.new_network("abapa", [8], "onehot:16")
+    assert mine.play is None
+    at.save(mine, tmp_path / "plain.safetensors")
+    assert at.read_play(tmp_path / "plain.safetensors") is None
+    assert awale.Network(tmp_path / "plain.safetensors").play["from_file"] is False
+    mine.play = {"sims": 12, "search": "puct"}
+    at.save(mine, tmp_path / "mine.safetensors")
+    assert awale.Network(tmp_path / "mine.safetensors").play == {
+        "sims": 12,
+        "search": "puct",
+        "from_file": True,
+    }
+    # Bad settings: refused by Python (their shape) or by the Rust side (their values).
+    mine.play = {"sims": 12}
+    with pytest.raises(ValueError, match="sims"):
+        at.save(mine, tmp_path / "bad.safetensors")
+    mine.play = {"sims": 0, "search": "puct"}
+    at.save(mine, tmp_path / "zero.safetensors")
+    with pytest.raises(awale.TrainingError, match="sims"):
+        awale.Network(tmp_path / "zero.safetensors")
