@@ -67,7 +67,9 @@ fn the_architecture_doc_names_every_source_file_and_only_files_that_exist() {
 }
 
 /// The layer of a top-level module: a module may name modules of its own layer or below only.
-/// The engine's files are re-exported at the root, so `crate::rules` is the engine too.
+/// The engine's files are re-exported at the root, so `crate::rules` is the engine too. The
+/// ratings' files (`src/ratings/`) sit on the layers of what they use: the fits below the
+/// tournaments, the runs that rate beside them, the training runs' ratings beside `az`.
 fn layer(module: &str) -> Option<u8> {
     Some(match module {
         "engine" | "board_index" | "choice" | "error" | "game" | "history" | "notation"
@@ -76,7 +78,7 @@ fn layer(module: &str) -> Option<u8> {
         "agents" | "elo" | "placing" | "search" | "sprt" => 2,
         "endgame" | "tournament" | "matchplay" | "bench" | "scorecard" | "uci_server"
         | "env_spec" => 3,
-        "az" => 4,
+        "az" | "calibration" | "ladder" => 4,
         "train" => 5,
         "cli" | "python" | "agent_kinds" | "serve" => 6,
         _ => return None,
@@ -97,7 +99,10 @@ fn layers_only_look_down() {
     let graph = Graph::read(root);
     let layer_of = |file: &str| -> Option<u8> {
         let rel = file.strip_prefix("src/")?;
-        let rel = rel.strip_prefix("engine/").unwrap_or(rel);
+        let rel = rel
+            .strip_prefix("engine/")
+            .or_else(|| rel.strip_prefix("ratings/"))
+            .unwrap_or(rel);
         layer(canonical(rel.split(['/', '.']).next()?))
     };
     let mut upward = Vec::new();
@@ -222,7 +227,7 @@ const FILES_BEGIN: &str = "<!-- files: begin -->";
 const FILES_END: &str = "<!-- files: end -->";
 
 /// The sections of "What each file owns", from the bottom layer up.
-const SECTIONS: [&str; 14] = [
+const SECTIONS: [&str; 16] = [
     "src/engine/",
     "src/uci/",
     "src/batch/",
@@ -232,6 +237,8 @@ const SECTIONS: [&str; 14] = [
     "src/search/",
     "src/",
     "src/tournament/",
+    "src/ratings/",
+    "src/ratings/scorecard/",
     "src/az/",
     "src/train/",
     "src/cli/",

@@ -2,7 +2,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use awale::elo::{fit, EloConfig, Matchups};
+use awale::ratings::elo::{fit, EloConfig, Matchups};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

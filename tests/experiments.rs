@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use awale::agents::Turn;
 use awale::az::generations;
-use awale::matchplay::{run_match, MatchConfig};
-use awale::sprt::SprtConfig;
+use awale::ratings::ladder::{run_ladder, LadderConfig};
+use awale::ratings::matchplay::{run_match, MatchConfig};
+use awale::ratings::sprt::SprtConfig;
 use awale::tournament::Entrant;
-use awale::train::ladder::{run_ladder, LadderConfig};
 use awale::train::run::{run, RunOptions};
 use awale::train::{Checkpoint, TrainConfig};
 use awale::{Game, Rules};

@@ -1,4 +1,4 @@
-//! The placing rating (`awale::placing`) on simulated tournaments of known strengths: games of
+//! The placing rating (`awale::ratings::placing`) on simulated tournaments of known strengths: games of
 //! three players whose finishing orders are drawn from the Plackett–Luce model (an exponential
 //! race: each player finishes at a time drawn with rate `10^(R/400)`, the first to finish
 //! places first). The fit must land near the true ratings, its 95% intervals must hold them
@@ -7,8 +7,8 @@
 
 #![allow(clippy::needless_range_loop)] // indices name the players
 
-use awale::elo::EloConfig;
-use awale::placing::{fit, Placings};
+use awale::ratings::elo::EloConfig;
+use awale::ratings::placing::{fit, Placings};
 use awale::tournament::first_places;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

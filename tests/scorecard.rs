@@ -3,7 +3,7 @@
 //! protocol parses for every rule set it names.
 
 use awale::agents::Registry;
-use awale::scorecard::{self, Protocol, ProtocolFile, Scorecard, ScorecardOptions};
+use awale::ratings::scorecard::{self, Protocol, ProtocolFile, Scorecard, ScorecardOptions};
 use awale::tournament::Entrant;
 use awale::Rules;
 

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use awale::agents::{derive_seed, Agent, Turn};
-use awale::matchplay::{run_match, MatchConfig};
+use awale::ratings::matchplay::{run_match, MatchConfig};
 use awale::tournament::{
     run, run_observed, Entrant, Format, GameResult, GameRunConfig, GameRunError, Progress,
     TournamentConfig, TournamentObserver, TournamentReport,
@@ -653,7 +653,7 @@ fn multi_player_tournaments_rate_placings_and_time_the_agents() {
     ]);
     let report = run(&cfg, &players).unwrap();
     assert_eq!(report.games_played, 24);
-    // The placing rating (awale::placing) of the finishing orders: every agent rated, the
+    // The placing rating (awale::ratings::placing) of the finishing orders: every agent rated, the
     // anchor (random) at 0, intervals around the others.
     let elo = report.elo.as_ref().expect("a placing rating");
     assert_eq!(elo.ratings[0], 0.0);

@@ -222,7 +222,7 @@ class TournamentResult:
             (of the wins; a first place shared by k counts 1/k), ``fair_share`` (1/players),
             ``lower`` and ``upper`` (95% interval of ``share``); empty for 2-player games. With
             three or more players the ratings are the placing rating of the finishing orders
-            (``awale::placing``: Plackett–Luce, intervals that count each game once).
+            (``awale::ratings::placing``: Plackett–Luce, intervals that count each game once).
         time_per_move: mean milliseconds per move of each agent in the games this call played
             (not those resumed from ``out=``, nor those played on Ray workers); the clock, not
             a result: left out of ``to_dict()`` and of ``==``.

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use awale::ratings::ladder::{run_ladder, LadderConfig};
 use awale::tournament::ProgressBar;
-use awale::train::ladder::{run_ladder, LadderConfig};
 
 const AFTER_HELP: &str = "\
 Rates the generations that `awale train` keeps every checkpoint.generations_every iterations

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use awale::agents::{parse_agent_list, Registry};
-use awale::matchplay::{run_match_observed, MatchConfig};
-use awale::sprt::SprtConfig;
+use awale::ratings::matchplay::{run_match_observed, MatchConfig};
+use awale::ratings::sprt::SprtConfig;
 use awale::tournament::Entrant;
 use awale::{AwaleError, Rules};
 

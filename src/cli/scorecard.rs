@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use awale::scorecard::{self, ProtocolFile, ScorecardOptions};
+use awale::ratings::scorecard::{self, ProtocolFile, ScorecardOptions};
 use awale::tournament::{Entrant, ProgressBar};
 
 const AFTER_HELP: &str = "\

@@ -557,8 +557,8 @@ pub(crate) fn run_scorecard(
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let protocol = match protocol {
-        None => crate::scorecard::protocol(rules).map_err(value_error)?,
-        Some(text) => crate::scorecard::ProtocolFile::parse(&text)
+        None => crate::ratings::scorecard::protocol(rules).map_err(value_error)?,
+        Some(text) => crate::ratings::scorecard::ProtocolFile::parse(&text)
             .and_then(|f| f.part(rules))
             .map_err(value_error)?,
     };
@@ -579,13 +579,13 @@ pub(crate) fn run_scorecard(
     let registry = crate::agent_kinds::available();
     let mut locks = Vec::new();
     let entrant = entrant(py, &entry, &registry, &rules, enc, &shared, &mut locks)?;
-    let opts = crate::scorecard::ScorecardOptions {
+    let opts = crate::ratings::scorecard::ScorecardOptions {
         out,
         threads,
         tables,
     };
     let card = run_in_background(py, shared, progress, "scorecard", move |observer| {
-        crate::scorecard::run(&protocol, entrant, &registry, &opts, observer)
+        crate::ratings::scorecard::run(&protocol, entrant, &registry, &opts, observer)
     })?;
     serde_json::to_string(&card).map_err(|e| PyValueError::new_err(e.to_string()))
 }
@@ -594,7 +594,7 @@ pub(crate) fn run_scorecard(
 /// page as `scorecard.md`.
 #[pyfunction]
 pub(crate) fn scorecard_markdown(card: &str) -> PyResult<String> {
-    let card = crate::scorecard::Scorecard::from_json(card).map_err(value_error)?;
+    let card = crate::ratings::scorecard::Scorecard::from_json(card).map_err(value_error)?;
     Ok(card.to_markdown())
 }
 
@@ -613,7 +613,7 @@ pub(crate) fn run_match(
     obs: &str,
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    use crate::matchplay::{run_match_observed, MatchConfig};
+    use crate::ratings::matchplay::{run_match_observed, MatchConfig};
     let (rules, enc) = games_args(rules, obs)?;
     let run = game_run_arg(run)?;
     let ea = entry_arg(a, "a", "python_a")?;
@@ -632,7 +632,7 @@ pub(crate) fn run_match(
     let mut cfg = MatchConfig::new(rules);
     cfg.run = run;
     cfg.sprt = sprt
-        .map(str::parse::<crate::sprt::SprtConfig>)
+        .map(str::parse::<crate::ratings::sprt::SprtConfig>)
         .transpose()
         .map_err(value_error)?;
     cfg.out = out;
@@ -749,7 +749,7 @@ pub(crate) fn run_ladder(
     }
     #[cfg(feature = "train")]
     {
-        use crate::train::ladder::{run_ladder, LadderConfig};
+        use crate::ratings::ladder::{run_ladder, LadderConfig};
         let mut cfg = LadderConfig::new(runs, out);
         let shared = Arc::new(Shared::default());
         let mut registry = crate::train::registry();

@@ -1,5 +1,5 @@
 //! How the games of a run between agents are played: the settings a tournament, a match
-//! ([`crate::matchplay`]), a rating ladder and the trainer's evaluation share, with their
+//! ([`crate::ratings::matchplay`]), a rating ladder and the trainer's evaluation share, with their
 //! defaults and their checks in one place. The command line fills them from its shared flags
 //! (`--openings`, `--max-plies`, `--seed`, `--threads`, `--limit`, `--shard`), the Python
 //! binding from the same keywords.
@@ -36,7 +36,7 @@ pub enum GameRunError {
 /// How the games of a run are played: how many, from which openings, cut off where, with which
 /// seed, on how many threads, and which part of them this run plays. A
 /// [`TournamentConfig`](super::TournamentConfig),
-/// [`MatchConfig`](crate::matchplay::MatchConfig) and the trainer's ladder and evaluation hold
+/// [`MatchConfig`](crate::ratings::matchplay::MatchConfig) and the trainer's ladder and evaluation hold
 /// one as their `run`.
 ///
 /// ```

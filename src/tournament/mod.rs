@@ -27,7 +27,7 @@
 //!
 //! **Results.** A game is scored between every two of its players by their stores: more seeds
 //! is a win, equal a draw (a game cut off at the ply limit is adjudicated the same way). The
-//! report has the crosstable, ratings by maximum-likelihood Elo with 95% intervals ([`crate::elo`])
+//! report has the crosstable, ratings by maximum-likelihood Elo with 95% intervals ([`crate::ratings::elo`])
 //! with an anchor agent fixed at a rating (by default `random` at 0, else the first entrant),
 //! the likelihood-of-superiority table, and the games as replayable
 //! [`GameRecord`](crate::notation::GameRecord)s. It is written as `results.json`, `ratings.csv`, `crosstable.csv`, `los.csv` and `games.csv`.
@@ -238,7 +238,7 @@ pub struct TournamentConfig {
     pub anchor: Option<String>,
     /// The anchor's rating.
     pub anchor_rating: f64,
-    /// Virtual draws between players who met (the prior of [`crate::elo`]).
+    /// Virtual draws between players who met (the prior of [`crate::ratings::elo`]).
     pub prior_draws: f64,
     /// Folder for `games.jsonl` (resume) and the result files; none keeps everything in memory.
     pub out: Option<PathBuf>,

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::store::{io_err, write_file};
 use super::{AgentClock, Format, GameResult, TournamentConfig};
-use crate::elo::{fit, EloConfig, EloFit, Matchups};
 use crate::error::{AwaleError, Result};
-use crate::placing::Placings;
+use crate::ratings::elo::{fit, EloConfig, EloFit, Matchups};
+use crate::ratings::placing::Placings;
 
 /// One agent's line in the standings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -165,8 +165,8 @@ pub struct TournamentReport {
     /// First places in the games of three or more players, in entry order (empty otherwise).
     #[serde(default)]
     pub first_places: Vec<FirstPlaces>,
-    /// The Elo fit: of the pairwise results ([`crate::elo`]) when every game had 2 players,
-    /// else the placing rating of the finishing orders ([`crate::placing`]: the same pairwise
+    /// The Elo fit: of the pairwise results ([`crate::ratings::elo`]) when every game had 2 players,
+    /// else the placing rating of the finishing orders ([`crate::ratings::placing`]: the same pairwise
     /// estimates, 95% intervals that count each game once).
     pub elo: Option<EloFit>,
     /// Why there is no Elo fit, if there is none.
@@ -257,7 +257,7 @@ impl TournamentReport {
             // Games of 3 or more players: the placing rating (the same pairwise estimates,
             // with intervals that count each game once).
             let fitted = if multi {
-                crate::placing::fit(&placings, &elo_cfg)
+                crate::ratings::placing::fit(&placings, &elo_cfg)
             } else {
                 fit(&m, &elo_cfg)
             };

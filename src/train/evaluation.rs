@@ -1,5 +1,5 @@
 //! The network's evaluation: games against the built-in agents (a gauntlet), its Elo against
-//! their reference ratings ([`super::calibration`]), and optionally its endgame accuracy against
+//! their reference ratings ([`crate::ratings::calibration`]), and optionally its endgame accuracy against
 //! the tables ([`EvalReport`]; [`super::metrics::Extra`] keeps their history in checkpoints).
 
 use std::time::Instant;

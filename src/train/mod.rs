@@ -14,8 +14,8 @@
 //! - [`loss`]: the loss terms of the heads and their targets ([`loss::LossStats`]).
 //! - [`trainer`]: [`Trainer`], a run in memory (network, optimiser, replay buffer, self-play
 //!   games) and its gradient step; [`distributed`]: its iterations with remote self-play.
-//! - [`evaluation`]: games against the built-in agents, Elo and endgame accuracy;
-//!   [`calibration`]: the opponents' reference ratings.
+//! - [`evaluation`]: games against the built-in agents, Elo (against the opponents' reference
+//!   ratings, [`crate::ratings::calibration`]) and endgame accuracy.
 //! - [`metrics`]: what an iteration did and the scalars logged of it.
 //! - [`run`]: the loop ([`run::run`], [`run::run_with`]: parallel self-play,
 //!   gradient steps, evaluation, checkpoints, logs).
@@ -27,13 +27,11 @@
 //! `train-wgpu` / `train-cuda` switch [`train_device`] to a GPU. See `docs/training.md`.
 
 pub mod baseline;
-pub mod calibration;
 pub mod dense;
 pub mod distributed;
 pub mod evaluation;
 pub mod export;
 pub mod inference;
-pub mod ladder;
 pub mod logging;
 pub mod loss;
 pub mod metrics;

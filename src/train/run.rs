@@ -2,7 +2,7 @@
 //! run folder from its config to its last checkpoint, with the logs, evaluations and reports on
 //! the way. One file per job beside it: [`super::model`] (the network), [`super::loss`],
 //! [`super::trainer`] (the state and the gradient step), [`super::distributed`],
-//! [`super::evaluation`], [`super::calibration`], [`super::metrics`] and
+//! [`super::evaluation`], [`crate::ratings::calibration`], [`super::metrics`] and
 //! [`super::inference`].
 //!
 //! A run is a sequence of *iterations*: self-play until `positions_per_iteration` new samples are
@@ -24,7 +24,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::calibration::calibrate;
 use super::evaluation::periodic_eval;
 use super::logging::Logger;
 use super::loss::LossStats;
@@ -34,6 +33,7 @@ use super::{TrainConfig, TrainError, TrainResult};
 use crate::az::checkpoint::Checkpoint;
 use crate::az::generations;
 use crate::az::remote::{self, RemoteSelfPlay};
+use crate::ratings::calibration::calibrate;
 
 /// Options of [`run`].
 #[derive(Debug, Clone)]

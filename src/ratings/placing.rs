@@ -14,7 +14,7 @@
 //! misstate the uncertainty. The covariance is the sandwich `H⁻¹ M H⁻¹` of composite likelihood
 //! (Varin, Reid and Firth 2011): `H` the information of the pairs, `M` the sum over *games* of
 //! the outer product of each game's score (its pairs' gradient together). Intervals are
-//! `±1.96` standard errors, one player (the anchor) held fixed, as in [`crate::elo`]; the
+//! `±1.96` standard errors, one player (the anchor) held fixed, as in [`crate::ratings::elo`]; the
 //! same weak prior (`prior_draws` virtual draws between every two players who met) keeps an
 //! all-wins rating finite. `tests/placing.rs` checks the fit on simulated Plackett–Luce
 //! tournaments of known strengths: the estimates land near them and the intervals hold the
@@ -24,8 +24,8 @@
 //! are told apart in fewer games.
 //!
 //! ```
-//! use awale::elo::EloConfig;
-//! use awale::placing::{fit, Placings};
+//! use awale::ratings::elo::EloConfig;
+//! use awale::ratings::placing::{fit, Placings};
 //! let mut p = Placings::new(vec!["a".into(), "b".into(), "c".into()]);
 //! for _ in 0..20 {
 //!     p.add_game(&[0, 1, 2], &[24, 16, 8]).unwrap(); // a first, b second, c third
@@ -39,8 +39,10 @@
 
 #![allow(clippy::needless_range_loop)] // matrix code reads best with indices
 
-use crate::elo::{bradley_terry, check_config, connected, elo_fit, sigmoid, EloConfig, EloFit};
 use crate::error::{AwaleError, Result};
+use crate::ratings::elo::{
+    bradley_terry, check_config, connected, elo_fit, sigmoid, EloConfig, EloFit,
+};
 
 /// The finishing orders of games between named players: each game's players (by index) and
 /// their final scores (the stores; more is better, equal is a tie).
@@ -246,14 +248,14 @@ mod tests {
     fn two_players_give_the_pairwise_elo_estimates() {
         // With two players per game every game is one pair: the estimates are Elo's.
         let mut p = Placings::new(vec!["a".into(), "b".into()]);
-        let mut m = crate::elo::Matchups::new(vec!["a".into(), "b".into()]);
+        let mut m = crate::ratings::elo::Matchups::new(vec!["a".into(), "b".into()]);
         for k in 0..40 {
             let (sa, sb) = if k % 4 == 0 { (20, 28) } else { (28, 20) };
             p.add_game(&[0, 1], &[sa, sb]).unwrap();
             m.add(0, 1, if sa > sb { 1.0 } else { 0.0 });
         }
         let a = fit(&p, &EloConfig::default()).unwrap();
-        let b = crate::elo::fit(&m, &EloConfig::default()).unwrap();
+        let b = crate::ratings::elo::fit(&m, &EloConfig::default()).unwrap();
         assert!((a.ratings[1] - b.ratings[1]).abs() < 1e-6);
     }
 }

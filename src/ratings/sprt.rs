@@ -18,7 +18,7 @@
 //! [fishtest]: https://github.com/official-stockfish/fishtest/tree/master/server/fishtest/stats
 //!
 //! ```
-//! use awale::sprt::{Decision, Pentanomial, Sprt, SprtConfig};
+//! use awale::ratings::sprt::{Decision, Pentanomial, Sprt, SprtConfig};
 //! let cfg: SprtConfig = "elo0=0,elo1=50".parse().unwrap();
 //! assert_eq!(cfg.alpha, 0.05);
 //! let (lower, upper) = cfg.bounds();
@@ -39,8 +39,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::elo::normal_cdf;
 use crate::error::{AwaleError, Result};
+use crate::ratings::elo::normal_cdf;
 
 /// fishtest's `nelo_divided_by_nt`: normalized Elo per unit of t-value (800 / ln 10).
 pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
@@ -351,7 +351,7 @@ fn llr_per_pair(pdfhat: &[(f64, f64); 5], p0: &[(f64, f64); 5], p1: &[(f64, f64)
 /// `LLR_logistic` or `LLR_normalized` on pentanomial results). With no pairs it is 0.
 ///
 /// ```
-/// use awale::sprt::{llr, Pentanomial, SprtConfig};
+/// use awale::ratings::sprt::{llr, Pentanomial, SprtConfig};
 /// let cfg = SprtConfig::new(0.0, 5.0);
 /// assert_eq!(llr(&cfg, &Pentanomial::default()), 0.0);
 /// assert!(llr(&cfg, &Pentanomial([10, 20, 40, 25, 15])) > 0.0);
@@ -509,7 +509,7 @@ fn score_elo(x: f64) -> f64 {
 /// cells counted 0.001).
 ///
 /// ```
-/// use awale::sprt::{elo_estimate, Pentanomial};
+/// use awale::ratings::sprt::{elo_estimate, Pentanomial};
 /// let e = elo_estimate(&Pentanomial([10, 20, 40, 20, 10]));
 /// assert!(e.elo.abs() < 1e-6 && (e.los - 0.5).abs() < 1e-6);
 /// assert!(e.low < 0.0 && e.high > 0.0);

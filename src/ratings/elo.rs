@@ -14,7 +14,7 @@
 //! fails with an error when a rating is unbounded).
 //!
 //! ```
-//! use awale::elo::{fit, EloConfig, Matchups};
+//! use awale::ratings::elo::{fit, EloConfig, Matchups};
 //! let mut m = Matchups::new(vec!["random".into(), "greedy".into()]);
 //! for _ in 0..30 { m.add_win(1, 0); }
 //! for _ in 0..10 { m.add_win(0, 1); }
@@ -423,7 +423,7 @@ pub struct AnchoredResult {
 /// Returns `(rating, standard error)` in Elo.
 ///
 /// ```
-/// use awale::elo::{rate_against, AnchoredResult};
+/// use awale::ratings::elo::{rate_against, AnchoredResult};
 /// // 75% against an anchor at 1000, 25% against one at 1400: about 1200.
 /// let mut r = Vec::new();
 /// for g in 0..400 {
@@ -581,7 +581,7 @@ fn invert(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
 /// The standard normal distribution function Φ (absolute error below 1e-7).
 ///
 /// ```
-/// use awale::elo::normal_cdf;
+/// use awale::ratings::elo::normal_cdf;
 /// assert!((normal_cdf(0.0) - 0.5).abs() < 1e-7);
 /// assert!((normal_cdf(1.959964) - 0.975).abs() < 1e-6);
 /// ```

@@ -1,6 +1,6 @@
 //! Matches between two agents (`awale match A B`): paired openings, pentanomial statistics, and
 //! either a fixed number of games (Elo, its 95% interval and the likelihood of superiority) or a
-//! sequential probability ratio test that stops as soon as it knows ([`crate::sprt`]).
+//! sequential probability ratio test that stops as soon as it knows ([`crate::ratings::sprt`]).
 //!
 //! **Games.** A match is a [tournament](crate::tournament) of the two agents: game `2i` and
 //! `2i + 1` play random opening `i` with the seats swapped, every game a pure function of the
@@ -16,8 +16,8 @@
 //! `games` without a decision is *inconclusive*.
 //!
 //! ```
-//! use awale::matchplay::{run_match, MatchConfig};
-//! use awale::sprt::SprtConfig;
+//! use awale::ratings::matchplay::{run_match, MatchConfig};
+//! use awale::ratings::sprt::SprtConfig;
 //! use awale::tournament::Entrant;
 //! use awale::Rules;
 //! let rules = Rules::abapa();
@@ -39,8 +39,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AwaleError, Result};
+use crate::ratings::sprt::{elo_estimate, Decision, EloEstimate, Pentanomial, Sprt, SprtConfig};
 use crate::rules::Rules;
-use crate::sprt::{elo_estimate, Decision, EloEstimate, Pentanomial, Sprt, SprtConfig};
 use crate::tournament::{
     run_observed, Entrant, GameResult, GameRunConfig, Progress, TournamentConfig,
     TournamentObserver,

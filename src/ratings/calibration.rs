@@ -1,9 +1,9 @@
 //! Reference ratings of the evaluation opponents, measured once per run (before its first
 //! evaluation; kept in checkpoints): the network's Elo is fitted against them
-//! ([`super::evaluation::elo_against`]).
+//! (`awale::train::evaluation::elo_against`, cargo feature `train`).
 
-use super::{TrainConfig, TrainResult};
 use crate::agents::derive_seed;
+use crate::az::{TrainConfig, TrainResult};
 use crate::tournament::{self, Entrant, TournamentConfig};
 
 /// Reference ratings of the evaluation opponents: a round-robin between them, rated by

@@ -7,7 +7,7 @@
 //! other. With `G` generations and `A` anchors that is about `G·(2 + A) + A(A−1)/2` pairings,
 //! so the cost grows linearly with the number of generations, and the graph of pairings is
 //! connected (through the neighbours within a run, through the anchors across runs), which is
-//! all the maximum-likelihood fit ([`crate::elo`]) needs. Without anchors, generation `i` of
+//! all the maximum-likelihood fit ([`crate::ratings::elo`]) needs. Without anchors, generation `i` of
 //! each run also meets generation `i` of the next run, so that several runs still share one
 //! scale.
 //!
@@ -16,7 +16,7 @@
 //! `i + 2`, as above, with 3 players), every generation plays at a board with every `k − 1`
 //! anchors, and the anchors `k` at a time; at least `k − 1` anchors are needed when several
 //! runs share the scale or a run has fewer than `k` generations. The ratings are the placing
-//! ratings of the finishing orders ([`crate::placing`]), on the same Elo scale.
+//! ratings of the finishing orders ([`crate::ratings::placing`]), on the same Elo scale.
 //!
 //! **The rest is a tournament** ([`crate::tournament`]) with these pairings: paired random
 //! openings, games on every core, every game appended to `OUT/games.jsonl` (a killed ladder
@@ -41,7 +41,7 @@ use crate::tournament::{
     TournamentReport,
 };
 
-use super::{TrainError, TrainResult};
+use crate::az::{TrainError, TrainResult};
 
 /// Settings of a ladder.
 #[derive(Debug, Clone)]
@@ -394,7 +394,7 @@ fn tournament_config(
 }
 
 /// Plays (or resumes) a ladder with the agents of `registry` (which must know `nn`:
-/// [`super::registry`]) and writes its files; `observer` sees the games and may stop it.
+/// [`crate::train::registry`]) and writes its files; `observer` sees the games and may stop it.
 pub fn run_ladder(
     cfg: &LadderConfig,
     registry: &Registry,
