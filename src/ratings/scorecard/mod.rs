@@ -27,7 +27,7 @@
 //! assert!(protocol("chess").is_err());
 //! ```
 //!
-//! The files, one job each: [`protocol`] (the protocol file and its parts), [`gauntlet`] (the
+//! The files, one job each: [`protocol`](mod@protocol) (the protocol file and its parts), [`gauntlet`] (the
 //! games and the rating), [`card`] (the card as data and its JSON file), [`markdown`] (the card
 //! as text) and [`calibration`] (the anchors' own ratings).
 
