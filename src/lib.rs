@@ -50,13 +50,12 @@ pub mod env_spec;
 pub mod files;
 pub mod matchplay;
 pub mod placing;
+pub mod protocol;
 pub mod scorecard;
 pub mod search;
 pub mod sprt;
 pub mod tablebase;
 pub mod tournament;
-pub mod uci;
-pub mod uci_server;
 
 #[cfg(feature = "train")]
 pub mod train;

@@ -92,7 +92,7 @@ impl Process {
             .collect::<Vec<_>>()
             .join(" ");
         // An engines file gives the command: printed in errors, so escaped.
-        let shown = crate::uci::printable(&shown).into_owned();
+        let shown = crate::protocol::uci::printable(&shown).into_owned();
         let mut child = {
             // Started and registered under the sweep's lock: never taken for an orphan.
             let mut engines = super::tree::lock();
@@ -238,7 +238,7 @@ impl Process {
         }
     }
 
-    /// The last lines of its stderr, on one line, escaped ([`crate::uci::printable`]): it is
+    /// The last lines of its stderr, on one line, escaped ([`crate::protocol::uci::printable`]): it is
     /// printed in errors, and an engine's stderr may hold terminal escape sequences.
     pub(super) fn stderr_tail(&self) -> String {
         let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
@@ -247,7 +247,7 @@ impl Process {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        crate::uci::printable(&words).into_owned()
+        crate::protocol::uci::printable(&words).into_owned()
     }
 
     /// Whether it still runs.
