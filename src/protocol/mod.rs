@@ -7,10 +7,11 @@
 //! | [`referee`] | the referee side: `engine:`, a program in another process as an agent ([`referee::ProgramAgent`]) |
 //! | [`server`] | the serving side: any agent as a program a referee plays ([`server::serve`], behind `awale engine SPEC`) |
 //!
-//! The referee writes [`uci::Command`]s and reads [`uci::Reply`]s; the server reads the
-//! commands and writes the replies; both write positions and moves with [`uci::position`].
-//! A second dialect is a module beside [`uci`] with the same messages' text; the two sides name
-//! the dialect in their `use` lines only.
+//! The seam between the parts is the messages: the referee writes [`uci::Command`]s and reads
+//! [`uci::Reply`]s, the server reads the commands and answers the replies, and both write
+//! positions and moves with [`uci::position`]. What is not the dialect's — starting, bounding
+//! and killing a program ([`referee`]'s `process` and `tree`), the server's threads and bounds —
+//! is written once, here, for any dialect that comes beside [`uci`].
 
 pub mod referee;
 pub mod server;

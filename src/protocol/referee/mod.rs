@@ -17,7 +17,7 @@
 //! a tournament, a Python `Agent`), and killed by the kernel if the thread that started it dies
 //! (`PR_SET_PDEATHSIG`): no engine outlives its referee. What remains possible (a crashed
 //! engine's orphans outside the `awale` binary, a SIGKILLed referee's grandchildren) is in
-//! `src/agents/engine/tree.rs` and docs/engines.md.
+//! `src/protocol/referee/tree.rs` and docs/engines.md.
 //!
 //! **Stale answers.** Before every `go` the referee sends `isready` and reads up to `readyok`: a
 //! `bestmove` there (a second answer, one before `go`) is a fault, never the next move.

@@ -95,12 +95,12 @@ impl Process {
         let shown = crate::protocol::uci::printable(&shown).into_owned();
         let mut child = {
             // Started and registered under the sweep's lock: never taken for an orphan.
-            let mut engines = super::tree::lock();
+            let mut programs = super::tree::lock();
             let child = command
                 .spawn()
                 .map_err(|e| format!("cannot start '{shown}': {e}"))?;
             if let Ok(pid) = i32::try_from(child.id()) {
-                super::tree::register(&mut engines, pid);
+                super::tree::register(&mut programs, pid);
             }
             child
         };
@@ -299,12 +299,12 @@ impl Process {
             }
         }
         let _ = self.child.kill();
-        let mut engines = super::tree::lock();
+        let mut programs = super::tree::lock();
         let _ = self.child.wait();
         if let Some(pid) = pid {
-            super::tree::forget(&mut engines, pid);
+            super::tree::forget(&mut programs, pid);
         }
-        super::tree::sweep_orphans(&engines);
+        super::tree::sweep_orphans(&programs);
     }
 }
 
