@@ -4,7 +4,7 @@
 
 /// Every agent kind this build knows: the built-in ones ([`crate::agents::Registry::builtin`]),
 /// `nn` (a trained network) in a build with the `train` feature (`awale::train::registry`), and
-/// `engine` (a program in another process, [`crate::agents::engine`]). Defined
+/// `engine` (a program in another process, [`crate::protocol::referee`]). Defined
 /// once, above the trainer (with the bindings), so that the agents never name the trainer; the
 /// command line, `awale serve` and the Python module call it.
 ///
@@ -18,7 +18,7 @@ pub fn available() -> crate::agents::Registry {
     let mut registry = crate::train::registry();
     #[cfg(not(feature = "train"))]
     let mut registry = crate::agents::Registry::builtin();
-    crate::agents::engine::register(&mut registry);
+    crate::protocol::referee::register(&mut registry);
     registry
 }
 

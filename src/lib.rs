@@ -47,12 +47,11 @@ pub mod digest;
 pub mod endgame;
 pub mod env_spec;
 pub mod files;
+pub mod protocol;
 pub mod ratings;
 pub mod search;
 pub mod tablebase;
 pub mod tournament;
-pub mod uci;
-pub mod uci_server;
 
 #[cfg(feature = "train")]
 pub mod train;

@@ -5,6 +5,6 @@
 fn main() {
     // This process is the binary's own: every child it has is an engine or was started by one,
     // so it may reap what engines leave behind (docs/engines.md, "Processes").
-    awale::agents::engine::become_subreaper();
+    awale::protocol::referee::become_subreaper();
     std::process::exit(awale::cli::main(std::env::args_os()));
 }

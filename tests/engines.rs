@@ -451,7 +451,7 @@ fn awale_engine_speaks_the_protocol() {
     let mut game = Game::new(Rules::abapa());
     game.apply(2).unwrap();
     game.apply(3).unwrap();
-    awale::uci::read_move(&Rules::abapa(), game.state(), mv).unwrap();
+    awale::protocol::uci::read_move(&Rules::abapa(), game.state(), mv).unwrap();
     // The one legal move of the FEN (F), and nothing after an illegal list (C twice).
     assert_eq!(best[1], "bestmove F");
     assert!(text.contains("info string error:"), "{text}");
@@ -632,8 +632,8 @@ fn an_engines_stderr_log_stops_at_16_mib() {
         drop(entrants);
         let log = dir.join("engines/bot.stderr.log");
         let len = std::fs::metadata(&log).unwrap().len();
-        let cap = awale::agents::engine::MAX_LOG;
-        let note = awale::agents::engine::LOG_FULL;
+        let cap = awale::protocol::referee::MAX_LOG;
+        let note = awale::protocol::referee::LOG_FULL;
         assert_eq!(len, cap + note.len() as u64);
         let mut tail = vec![0; note.len()];
         let mut f = std::fs::File::open(&log).unwrap();

@@ -6,7 +6,7 @@
 //! | `greedy` | [`GreedyAgent`]: the best immediate gain, ties broken at random | all |
 //! | `alphabeta:depth=8` | [`AlphaBeta`]: negamax with iterative deepening and a transposition table | 2 players |
 //! | `mcts:sims=2000` | [`Mcts`]: UCT with random playouts, per-player returns (max^n) | all |
-//! | `engine:cmd=PATH` | [`engine::EngineAgent`]: a program in another process, over UCI | 2 players, 6 houses |
+//! | `engine:cmd=PATH` | [`ProgramAgent`](crate::protocol::referee::ProgramAgent): a program in another process, over UCI | 2 players, 6 houses |
 //!
 //! Agents are built from text specs ([`spec`]) by the [`Registry`] ([`registry`]); each kind
 //! declares its options once, next to its agent, as an [`AgentKind`] ([`kind`]). Trained networks
@@ -34,7 +34,6 @@ use crate::state::{PositionKey, State};
 
 pub mod agent_policy;
 pub mod alphabeta;
-pub mod engine;
 pub mod eval;
 pub mod greedy;
 pub mod hint;
@@ -175,7 +174,7 @@ pub trait Agent: Send {
     }
 
     /// Whether a failure of this agent loses its game (by forfeit) instead of stopping the run:
-    /// true for programs in other processes ([`engine`]), which may crash, hang or answer an
+    /// true for programs in other processes ([`crate::protocol::referee`]), which may crash, hang or answer an
     /// illegal move; false (the default) for agents of this process, whose failures are bugs.
     /// A tournament records such a game as lost by the failing seat, with the reason.
     fn forfeits(&self) -> bool {

@@ -1,5 +1,5 @@
 //! `awale engine SPEC`: any agent served as an engine over the UCI dialect on stdin/stdout
-//! ([`awale::uci_server`]), for Aualé, Aalina's match tools or any referee.
+//! ([`awale::protocol::server`]), for Aualé, Aalina's match tools or any referee.
 
 use std::io;
 
@@ -52,6 +52,6 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let factory = awale::agent_kinds::available().factory(&spec)?;
     let make = move |rules: &Rules| factory(&spec, rules);
     let input = io::BufReader::with_capacity(64 * 1024, io::stdin());
-    awale::uci_server::serve(&make, rules, args.seed, input, io::stdout())?;
+    awale::protocol::server::serve(&make, rules, args.seed, input, io::stdout())?;
     Ok(())
 }

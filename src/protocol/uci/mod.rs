@@ -24,8 +24,8 @@
 //! referee sets it before a game and refuses an engine that does not list the game's rules.
 //!
 //! The parts: [`position`] (FEN and moves), [`message`] (commands and replies). The client (an
-//! engine as an agent) is [`crate::agents::engine`]; the server (any agent as an engine) is
-//! [`crate::uci_server`], behind `awale engine SPEC`. The protocol with a transcript:
+//! engine as an agent) is [`crate::protocol::referee`]; the server (any agent as an engine) is
+//! [`crate::protocol::server`], behind `awale engine SPEC`. The protocol with a transcript:
 //! `docs/engines.md`.
 
 pub mod message;
@@ -49,8 +49,8 @@ pub const DEFAULT_VARIANT: &str = "abapa";
 /// and bidirectional ones JSON leaves raw. Escaping escaped text changes nothing.
 ///
 /// ```
-/// assert_eq!(awale::uci::printable("a\x1b]0;owned\x07b"), "a\\x1b]0;owned\\x07b");
-/// assert_eq!(awale::uci::printable("plain: ok"), "plain: ok");
+/// assert_eq!(awale::protocol::uci::printable("a\x1b]0;owned\x07b"), "a\\x1b]0;owned\\x07b");
+/// assert_eq!(awale::protocol::uci::printable("plain: ok"), "plain: ok");
 /// ```
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     let unsafe_char =

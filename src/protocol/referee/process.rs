@@ -92,15 +92,15 @@ impl Process {
             .collect::<Vec<_>>()
             .join(" ");
         // An engines file gives the command: printed in errors, so escaped.
-        let shown = crate::uci::printable(&shown).into_owned();
+        let shown = crate::protocol::uci::printable(&shown).into_owned();
         let mut child = {
             // Started and registered under the sweep's lock: never taken for an orphan.
-            let mut engines = super::tree::lock();
+            let mut programs = super::tree::lock();
             let child = command
                 .spawn()
                 .map_err(|e| format!("cannot start '{shown}': {e}"))?;
             if let Ok(pid) = i32::try_from(child.id()) {
-                super::tree::register(&mut engines, pid);
+                super::tree::register(&mut programs, pid);
             }
             child
         };
@@ -238,7 +238,7 @@ impl Process {
         }
     }
 
-    /// The last lines of its stderr, on one line, escaped ([`crate::uci::printable`]): it is
+    /// The last lines of its stderr, on one line, escaped ([`crate::protocol::uci::printable`]): it is
     /// printed in errors, and an engine's stderr may hold terminal escape sequences.
     pub(super) fn stderr_tail(&self) -> String {
         let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
@@ -247,7 +247,7 @@ impl Process {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        crate::uci::printable(&words).into_owned()
+        crate::protocol::uci::printable(&words).into_owned()
     }
 
     /// Whether it still runs.
@@ -299,12 +299,12 @@ impl Process {
             }
         }
         let _ = self.child.kill();
-        let mut engines = super::tree::lock();
+        let mut programs = super::tree::lock();
         let _ = self.child.wait();
         if let Some(pid) = pid {
-            super::tree::forget(&mut engines, pid);
+            super::tree::forget(&mut programs, pid);
         }
-        super::tree::sweep_orphans(&engines);
+        super::tree::sweep_orphans(&programs);
     }
 }
 

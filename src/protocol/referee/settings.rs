@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::kind::{whole, AgentOption, Cost};
-use crate::uci::printable;
+use crate::agents::kind::{whole, AgentOption, Cost};
+use crate::protocol::uci::printable;
 
 /// The settings of an engine agent (`engine:cmd=PATH,movetime=100`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EngineSettings {
+pub struct ProgramSettings {
     /// The program: a path, or a name looked up on `PATH`.
     pub cmd: Option<String>,
     /// Its arguments.
@@ -32,9 +32,9 @@ pub struct EngineSettings {
     pub options: Vec<(String, String)>,
 }
 
-impl Default for EngineSettings {
-    fn default() -> EngineSettings {
-        EngineSettings {
+impl Default for ProgramSettings {
+    fn default() -> ProgramSettings {
+        ProgramSettings {
             cmd: None,
             args: Vec::new(),
             movetime_ms: 100,
@@ -65,7 +65,7 @@ fn millis(value: &str) -> Result<u64, String> {
 }
 
 /// The options of `engine:`, in the order they are applied.
-pub(super) const OPTIONS: &[AgentOption<EngineSettings>] = &[
+pub(super) const OPTIONS: &[AgentOption<ProgramSettings>] = &[
     AgentOption {
         key: "file",
         cost: Cost::Machine,
@@ -174,7 +174,7 @@ struct FileEntry {
     options: toml::Table,
 }
 
-impl EngineSettings {
+impl ProgramSettings {
     /// Fills the settings from entry `id` of `file` (options the spec gives after `id` still
     /// override it). A relative `cmd` with a `/` is taken from the file's folder.
     fn read_file(&mut self) -> Result<(), String> {
@@ -271,7 +271,7 @@ mod tests {
     }
 
     /// The settings of `engine:file=FILE,id=ID`, or the error.
-    fn from_file(file: &Path, id: &str) -> Result<EngineSettings, String> {
+    fn from_file(file: &Path, id: &str) -> Result<ProgramSettings, String> {
         let mut spec = AgentSpec::new("engine");
         spec.options
             .push(("file".into(), file.display().to_string()));

@@ -13,7 +13,7 @@ pub const QUOTED_CHARS: usize = 200;
 /// (a backslash is kept as it is).
 ///
 /// ```
-/// use awale::uci::message::excerpt;
+/// use awale::protocol::uci::message::excerpt;
 /// assert_eq!(excerpt("go\u{1b}[2J\n", 200), "go\\x1b[2J\\x0a");
 /// assert_eq!(excerpt(&"A".repeat(500), 3), "AAA…");
 /// assert_eq!(excerpt(&excerpt("a\tb", 9), 9), "a\\x09b");
@@ -63,7 +63,7 @@ impl Go {
     /// limit).
     ///
     /// ```
-    /// use awale::uci::Command;
+    /// use awale::protocol::uci::Command;
     /// let Command::Go(go) = Command::parse("go wtime 2000 btime 4000 binc 50").unwrap() else { panic!() };
     /// assert_eq!((go.budget_ms(0), go.budget_ms(1)), (Some(100), Some(250)));
     /// ```
@@ -114,7 +114,7 @@ impl Command {
     /// Parses one line. Unknown commands are an error naming them (an engine ignores them).
     ///
     /// ```
-    /// use awale::uci::{Command, Start};
+    /// use awale::protocol::uci::{Command, Start};
     /// assert_eq!(Command::parse("uci").unwrap(), Command::Uci);
     /// let c = Command::parse("position startpos moves FaBf").unwrap();
     /// assert_eq!(c, Command::Position { start: Start::StartPos, moves: vec!["F".into(), "a".into(), "B".into(), "f".into()] });
@@ -304,7 +304,7 @@ impl Reply {
     /// engine's free talk, which a referee ignores).
     ///
     /// ```
-    /// use awale::uci::Reply;
+    /// use awale::protocol::uci::Reply;
     /// assert_eq!(Reply::parse("bestmove C ponder d"), Some(Reply::BestMove("C".into())));
     /// let Some(Reply::Info(info)) = Reply::parse("info depth 9 score cp -150 nodes 4000 pv CdA") else { panic!() };
     /// assert_eq!((info.depth, info.score_cp, info.pv.len()), (Some(9), Some(-150), 3));

@@ -1,4 +1,4 @@
-//! Any agent as an engine: [`serve`] speaks the UCI dialect of [`crate::uci`] on a reader and
+//! Any agent as an engine: [`serve`] speaks the UCI dialect of [`crate::protocol::uci`] on a reader and
 //! a writer (`awale engine SPEC` gives it stdin and stdout), so that Aualé, Aalina's match tools,
 //! another referee — or this project's own `engine:` agent — can play it.
 //!
@@ -9,7 +9,7 @@
 //! - `isready` is answered at once, even during a search;
 //! - `stop` ends the search in progress (its best move so far, as when its clock runs out) and
 //!   every search that commands still waiting for it will start (each plays at once);
-//! - `quit` and the end of the input do what `stop` does, then the engine exits once the
+//! - `quit` and the end of the input do what `stop` does, then the server exits once the
 //!   waiting commands are answered;
 //! - `go movetime N` (or a clock) stops the search after N ms, `go depth N` limits an agent that
 //!   searches by depth to N plies ([`Agent::set_depth_limit`]; the spec's depth stays the
@@ -26,7 +26,7 @@
 //! after a bad `position`, `go` answers `bestmove 0000` until a good one comes.
 //!
 //! ```
-//! use awale::uci_server::serve;
+//! use awale::protocol::server::serve;
 //! use awale::agents::build_agent;
 //! use awale::Rules;
 //! let input = "uci\nisready\nposition startpos moves Cd\ngo movetime 50\nquit\n";
@@ -48,13 +48,13 @@ use crate::agents::{Agent, StopSignal, Turn};
 use crate::error::{AwaleError, Result};
 use crate::game::Game;
 use crate::presets::PRESET_SPECS;
+use crate::protocol::uci::message::excerpt;
+use crate::protocol::uci::{self, Command, Info, Start};
 use crate::rules::Rules;
-use crate::uci::message::excerpt;
-use crate::uci::{self, Command, Info, Start};
 
 /// The longest command line read, in bytes, its `\n` or `\r\n` not counted (the referee's own
 /// bound on an engine's lines): a longer one is skipped to its end without being kept.
-pub const MAX_LINE: usize = crate::agents::engine::MAX_LINE;
+pub const MAX_LINE: usize = crate::protocol::referee::MAX_LINE;
 
 /// The most bytes of commands kept waiting for a search's `bestmove` (each counted with
 /// `WAITING_OVERHEAD`, 64 bytes); a command beyond is dropped with an error.
@@ -66,7 +66,7 @@ const WAITING_OVERHEAD: usize = 64;
 /// The longest answer line written, in characters: an error is cut there.
 const MAX_ANSWER_CHARS: usize = 400;
 
-/// How many lines the reader reads ahead of the engine before it waits.
+/// How many lines the reader reads ahead of the server before it waits.
 const READ_AHEAD: usize = 64;
 
 /// Builds the served agent for a rule set.
@@ -92,7 +92,7 @@ fn say_error<W: Write>(out: &Out<W>, reason: &str) -> Result<()> {
     )
 }
 
-/// What the engine is told: a line read, or how reading ended, or that the search answered.
+/// What the server is told: a line read, or how reading ended, or that the search answered.
 enum Event {
     /// A line, without its end.
     Line(String),
@@ -162,7 +162,7 @@ fn read_bounded(input: &mut impl BufRead, max: usize, line: &mut Vec<u8>) -> io:
     })
 }
 
-/// The reader thread: hands every line of `input` to the engine, until its end or the engine
+/// The reader thread: hands every line of `input` to the server, until its end or the server
 /// is gone.
 fn read_lines(mut input: impl BufRead, events: SyncSender<Event>) {
     let mut buf = Vec::new();
@@ -183,7 +183,7 @@ fn read_lines(mut input: impl BufRead, events: SyncSender<Event>) {
     }
 }
 
-/// Tells the engine that a search answered when it is dropped: at the end of the search's
+/// Tells the server that a search answered when it is dropped: at the end of the search's
 /// thread, or as it unwinds from a panic.
 struct Answered(SyncSender<Event>);
 
@@ -209,7 +209,7 @@ struct Waiting {
 }
 
 /// The server's state between commands.
-struct Engine<'a, 's, 'env, W: Write + Send> {
+struct Server<'a, 's, 'env, W: Write + Send> {
     scope: &'s Scope<'s, 'env>,
     make: MakeAgent<'a>,
     rules: Rules,
@@ -258,7 +258,7 @@ pub fn serve<W: Write + Send>(
         })?;
     let out = Mutex::new(output);
     std::thread::scope(|scope| {
-        let mut engine = Engine {
+        let mut server = Server {
             scope,
             make,
             rules,
@@ -273,10 +273,10 @@ pub fn serve<W: Write + Send>(
             events,
             out: &out,
         };
-        let run = engine.run(&inbox);
-        engine.shut_down(&inbox);
+        let run = server.run(&inbox);
+        server.shut_down(&inbox);
         run?;
-        match engine.read_error.take() {
+        match server.read_error.take() {
             Some(reason) => Err(AwaleError::Io {
                 path: "the referee's pipe".into(),
                 reason,
@@ -286,11 +286,11 @@ pub fn serve<W: Write + Send>(
     })
 }
 
-impl<'s, 'env, W: Write + Send> Engine<'_, 's, 'env, W> {
+impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
     /// Handles what comes until `quit` or the end of the input, and what waits after them.
     fn run(&mut self, inbox: &Receiver<Event>) -> Result<()> {
         while !(self.quitting && self.search.is_none() && self.waiting.is_empty()) {
-            // The engine holds a sender: the channel cannot close while it waits.
+            // The server holds a sender: the channel cannot close while it waits.
             let Ok(event) = inbox.recv() else {
                 return Ok(());
             };

@@ -1,5 +1,5 @@
 //! `engine:`: an agent that is a program in another process, spoken to in the UCI dialect of
-//! [`crate::uci`] (Aalina's). It plays wherever an agent spec is accepted — tournaments,
+//! [`crate::protocol::uci`] (Aalina's). It plays wherever an agent spec is accepted — tournaments,
 //! matches, ladders, the scorecard, `awale play`, Python — except `awale serve`, which never runs
 //! a program a client names.
 //!
@@ -17,7 +17,7 @@
 //! a tournament, a Python `Agent`), and killed by the kernel if the thread that started it dies
 //! (`PR_SET_PDEATHSIG`): no engine outlives its referee. What remains possible (a crashed
 //! engine's orphans outside the `awale` binary, a SIGKILLed referee's grandchildren) is in
-//! `src/agents/engine/tree.rs` and docs/engines.md.
+//! `src/protocol/referee/tree.rs` and docs/engines.md.
 //!
 //! **Stale answers.** Before every `go` the referee sends `isready` and reads up to `readyok`: a
 //! `bestmove` there (a second answer, one before `go`) is a fault, never the next move.
@@ -47,25 +47,25 @@ use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 pub use process::{log_path, LOG_FULL, MAX_LINE, MAX_LINES, MAX_LOG};
-pub use settings::{EngineSettings, MAX_ENGINES_FILE};
+pub use settings::{ProgramSettings, MAX_ENGINES_FILE};
 pub use tree::become_subreaper;
 
 use self::process::{Process, ReadFault};
-use super::kind::{AgentKind, Shared};
-use super::registry::Registry;
-use super::{no_move, Agent, AgentSpec, Thoughts, Turn};
+use crate::agents::kind::{AgentKind, Shared};
+use crate::agents::registry::Registry;
+use crate::agents::{no_move, Agent, AgentSpec, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
+use crate::protocol::uci::{self, Command, Go, Reply, Start};
 use crate::rules::Rules;
 use crate::state::State;
-use crate::uci::{self, Command, Go, Reply, Start};
 
 /// The kind `engine`: its options and help. The agents of one plan (one tournament entrant, one
 /// Python `Agent`) share a pool of processes, killed when the plan and its agents are gone.
-pub static KIND: AgentKind<EngineSettings> = AgentKind {
+pub static KIND: AgentKind<ProgramSettings> = AgentKind {
     kind: "engine",
     summary: "a program in another process, over the UCI dialect (docs/engines.md)",
     options: settings::OPTIONS,
-    defaults: EngineSettings::default,
+    defaults: ProgramSettings::default,
     instant: false,
     // The program's memory is its own process's, not this one's.
     memory: |_| 0,
@@ -75,7 +75,7 @@ pub static KIND: AgentKind<EngineSettings> = AgentKind {
             .cloned()
             .and_then(|s| s.downcast::<Pool>().ok())
             .unwrap_or_default();
-        EngineAgent::build(settings, spec, rules, pool).map(|a| Box::new(a) as Box<dyn Agent>)
+        ProgramAgent::build(settings, spec, rules, pool).map(|a| Box::new(a) as Box<dyn Agent>)
     },
 };
 
@@ -131,8 +131,8 @@ struct Line {
 }
 
 /// A program in another process as an agent (see the [module docs](self)).
-pub struct EngineAgent {
-    settings: EngineSettings,
+pub struct ProgramAgent {
+    settings: ProgramSettings,
     rules: Rules,
     name: String,
     pool: Arc<Pool>,
@@ -143,20 +143,20 @@ pub struct EngineAgent {
     log: Option<PathBuf>,
 }
 
-impl EngineAgent {
+impl ProgramAgent {
     fn build(
-        settings: EngineSettings,
+        settings: ProgramSettings,
         spec: &AgentSpec,
         rules: &Rules,
         pool: Arc<Pool>,
-    ) -> Result<EngineAgent> {
+    ) -> Result<ProgramAgent> {
         if settings.cmd.is_none() {
             return Err(spec.error("engine needs cmd=PROGRAM (or file=ENGINES.toml,id=NAME)"));
         }
         if let Some(reason) = uci::unfit_rules(rules) {
             return Err(spec.error(reason));
         }
-        let mut agent = EngineAgent {
+        let mut agent = ProgramAgent {
             log: settings.log.clone(),
             settings,
             rules: *rules,
@@ -304,7 +304,7 @@ fn same_position(a: &State, b: &State) -> bool {
 /// `uci` … `uciok`, the rules checked and set, the file's options set, `isready` … `readyok`.
 fn handshake(
     p: &mut Process,
-    settings: &EngineSettings,
+    settings: &ProgramSettings,
     rules: &Rules,
 ) -> std::result::Result<(), String> {
     let init = Duration::from_millis(settings.init_ms);
@@ -396,7 +396,7 @@ fn ready(p: &mut Process, within: Duration) -> std::result::Result<(), String> {
 fn unasked(line: &str) -> String {
     format!(
         "wrote '{}' when no move was asked for (a second answer to a go, or one before go)",
-        crate::uci::message::excerpt(line, crate::uci::message::QUOTED_CHARS)
+        crate::protocol::uci::message::excerpt(line, crate::protocol::uci::message::QUOTED_CHARS)
     )
 }
 
@@ -434,7 +434,7 @@ fn thoughts(info: &uci::Info, text: Option<&str>) -> Option<Thoughts> {
     })
 }
 
-impl Agent for EngineAgent {
+impl Agent for ProgramAgent {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -500,7 +500,7 @@ impl Agent for EngineAgent {
     }
 }
 
-impl Drop for EngineAgent {
+impl Drop for ProgramAgent {
     fn drop(&mut self) {
         if let Some(p) = self.process.take() {
             self.pool.give(p);

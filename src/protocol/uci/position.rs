@@ -12,7 +12,7 @@ use crate::state::State;
 /// (twelve houses and two stores) fit its FEN. `None` when they fit.
 ///
 /// ```
-/// use awale::uci::unfit_rules;
+/// use awale::protocol::uci::unfit_rules;
 /// use awale::Rules;
 /// assert!(unfit_rules(&Rules::abapa()).is_none());
 /// assert!(unfit_rules(&Rules::oware(3).unwrap()).unwrap().contains("2 players"));
@@ -37,7 +37,7 @@ fn bad(text: &str, reason: impl Into<String>) -> AwaleError {
 /// Writes `state` as a FEN: twelve houses, two stores, the side to move.
 ///
 /// ```
-/// use awale::uci::{format_fen, parse_fen};
+/// use awale::protocol::uci::{format_fen, parse_fen};
 /// use awale::{Rules, State};
 /// let rules = Rules::abapa();
 /// let start = State::initial(&rules, 0);
@@ -99,7 +99,7 @@ pub fn parse_fen(rules: &Rules, text: &str) -> Result<State> {
 /// Splits a move list into moves: `FaBf`, `F a B f` and `Fa Bf` all give `F`, `a`, `B`, `f`.
 ///
 /// ```
-/// assert_eq!(awale::uci::split_moves(&["Fa", "B", "f"]), ["F", "a", "B", "f"]);
+/// assert_eq!(awale::protocol::uci::split_moves(&["Fa", "B", "f"]), ["F", "a", "B", "f"]);
 /// ```
 pub fn split_moves(words: &[&str]) -> Vec<String> {
     words

@@ -12,22 +12,22 @@
 //!   own* (a crash) is re-parented to the referee, which kills and reaps it ([`sweep_orphans`]).
 //!   A library must not do this in a process it does not own (Python, a host program): a
 //!   subreaper gets the orphans of every child of the process. So the sweep runs only after
-//!   [`become_subreaper`], and only takes children that are no engine it started (engines are
+//!   [`become_subreaper`], and only takes children that are no engine it started (programs are
 //!   started under the same lock as the sweep, so a new engine is never mistaken for an orphan).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-/// The engines this process started and has not reaped (their pids).
+/// The programs this process started and has not reaped (their pids).
 static ENGINES: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
-/// Set by [`become_subreaper`]: orphans re-parented to this process are its engines' leftovers.
+/// Set by [`become_subreaper`]: orphans re-parented to this process are its programs' leftovers.
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
 /// The most rounds of killing a tree takes (each kills all it found; a process killed cannot
 /// fork again, so a second round finds only what forked during the first).
 const ROUNDS: usize = 50;
 
-/// Makes this process the reaper of its engines' orphans (see the module docs). Call it only in
+/// Makes this process the reaper of its programs' orphans (see the module docs). Call it only in
 /// a process whose every child is an engine or started by one: the `awale` binary does, at
 /// start; the Python module does not. Returns whether the kernel accepted it (Linux 3.4+).
 pub fn become_subreaper() -> bool {
@@ -48,8 +48,8 @@ pub(super) fn lock() -> MutexGuard<'static, Option<HashSet<i32>>> {
 }
 
 /// Records a started engine (under [`lock`]), also as one of this thread's.
-pub(super) fn register(engines: &mut Option<HashSet<i32>>, pid: i32) {
-    let set = engines.get_or_insert_with(HashSet::new);
+pub(super) fn register(programs: &mut Option<HashSet<i32>>, pid: i32) {
+    let set = programs.get_or_insert_with(HashSet::new);
     set.insert(pid);
     let _ = STARTED.try_with(|mine| {
         let mut mine = mine.0.borrow_mut();
@@ -58,21 +58,21 @@ pub(super) fn register(engines: &mut Option<HashSet<i32>>, pid: i32) {
     });
 }
 
-/// The engines a thread started. The kernel kills them when the thread ends
+/// The programs a thread started. The kernel kills them when the thread ends
 /// (`PR_SET_PDEATHSIG`), and then what they started would leave their trees: this thread-local's
 /// destructor, run as the thread ends, kills those trees first.
-struct ThreadEngines(std::cell::RefCell<Vec<i32>>);
+struct ThreadPrograms(std::cell::RefCell<Vec<i32>>);
 
 thread_local! {
-    static STARTED: ThreadEngines = const { ThreadEngines(std::cell::RefCell::new(Vec::new())) };
+    static STARTED: ThreadPrograms = const { ThreadPrograms(std::cell::RefCell::new(Vec::new())) };
 }
 
-impl Drop for ThreadEngines {
+impl Drop for ThreadPrograms {
     fn drop(&mut self) {
-        let engines = lock();
+        let programs = lock();
         for pid in self.0.get_mut().iter() {
             // Only an engine not yet reaped: its pid cannot belong to another process.
-            if engines.as_ref().is_some_and(|e| e.contains(pid)) {
+            if programs.as_ref().is_some_and(|e| e.contains(pid)) {
                 kill_tree(*pid);
             }
         }
@@ -80,8 +80,8 @@ impl Drop for ThreadEngines {
 }
 
 /// Forgets a reaped engine (under [`lock`]).
-pub(super) fn forget(engines: &mut Option<HashSet<i32>>, pid: i32) {
-    if let Some(set) = engines.as_mut() {
+pub(super) fn forget(programs: &mut Option<HashSet<i32>>, pid: i32) {
+    if let Some(set) = programs.as_mut() {
         set.remove(&pid);
     }
 }
@@ -167,9 +167,9 @@ pub(super) fn kill_tree(root: i32) {
 }
 
 /// After [`become_subreaper`]: kills and reaps the children of this process that are no engine
-/// it started (under [`lock`], so `engines` is complete) — what engines left behind when they
+/// it started (under [`lock`], so `programs` is complete) — what programs left behind when they
 /// exited — with their own descendants. Does nothing in a process that is no subreaper.
-pub(super) fn sweep_orphans(engines: &Option<HashSet<i32>>) {
+pub(super) fn sweep_orphans(programs: &Option<HashSet<i32>>) {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
     }
@@ -179,7 +179,7 @@ pub(super) fn sweep_orphans(engines: &Option<HashSet<i32>>) {
         let orphans: Vec<i32> = table
             .iter()
             .filter(|(pid, (ppid, _))| {
-                *ppid == me && !engines.as_ref().is_some_and(|e| e.contains(pid))
+                *ppid == me && !programs.as_ref().is_some_and(|e| e.contains(pid))
             })
             .map(|(&pid, _)| pid)
             .collect();
