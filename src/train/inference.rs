@@ -316,20 +316,6 @@ pub static KIND: AgentKind<NnSettings> = AgentKind {
     summary: "a trained network with its search (cargo feature train)",
     options: &[
         AgentOption {
-            key: "path",
-            cost: Cost::NetworkFile,
-            help: "network file: a checkpoint of `awale train`, a generation or safetensors (this or baseline)",
-            set: |s, v| {
-                let core = cached_core(Path::new(v)).map_err(|e| e.to_string())?;
-                s.set_network(core, format!("path={v}"))
-            },
-            show: |s| {
-                s.network
-                    .as_ref()
-                    .and_then(|(_, by)| by.strip_prefix("path=").map(str::to_string))
-            },
-        },
-        AgentOption {
             key: "baseline",
             cost: Cost::Free,
             help: "a network shipped with awale, by name: abapa (its latest version) or abapa-v1, ... (`awale baseline list`; this or path)",
@@ -343,6 +329,24 @@ pub static KIND: AgentKind<NnSettings> = AgentKind {
                 s.network
                     .as_ref()
                     .and_then(|(_, by)| by.strip_prefix("baseline=").map(str::to_string))
+            },
+        },
+        AgentOption {
+            key: "path",
+            cost: Cost::NetworkFile,
+            help: "network file: a checkpoint of `awale train`, a generation or safetensors (this or baseline)",
+            set: |s, v| {
+                // Checked before the file is read (the baseline's option comes first).
+                if s.network.is_some() {
+                    return Err("give path=FILE or baseline=NAME, not both".into());
+                }
+                let core = cached_core(Path::new(v)).map_err(|e| e.to_string())?;
+                s.set_network(core, format!("path={v}"))
+            },
+            show: |s| {
+                s.network
+                    .as_ref()
+                    .and_then(|(_, by)| by.strip_prefix("path=").map(str::to_string))
             },
         },
         AgentOption {
