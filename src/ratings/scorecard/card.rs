@@ -55,9 +55,9 @@ pub struct Scorecard {
     pub format: String,
     /// The protocol version.
     pub protocol_version: u32,
-    /// The protocol's identifier ([`Protocol::id`]).
+    /// The protocol's identifier ([`Protocol::id`](super::Protocol::id)).
     pub protocol_id: String,
-    /// The SHA-256 of the protocol's part ([`Protocol::sha256`]).
+    /// The SHA-256 of the protocol's part ([`Protocol::sha256`](super::Protocol::sha256)).
     pub protocol_sha256: String,
     /// The rule set.
     pub rules: String,
