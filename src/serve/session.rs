@@ -158,8 +158,9 @@ impl Session {
 
 /// Rules remembered in the table list at most (those with tables always are).
 const TABLE_KEYS: usize = 256;
-/// Agents built at once at most: what a build holds before its game is counted (a network
-/// read from its file; transposition tables and trees are allocated by the first move).
+/// New games admitted and built at once at most: what one holds before its game is counted (a
+/// network its kind's plan read from its file, kept until the agent is built; transposition
+/// tables and trees are allocated by the first move).
 pub(super) const BUILDS: usize = 2;
 /// How long a listing of `--networks` is served before the folder is listed again.
 const NETWORK_LIST_AGE: Duration = Duration::from_secs(1);
@@ -383,8 +384,8 @@ impl AppState {
         cell.get()?.as_ref().map(|t| t.table.clone())
     }
 
-    /// A permit to build an agent ([`BUILDS`] at once): what building allocates (a network read
-    /// from its file) is bounded by the builds at once.
+    /// A permit to admit and build a new game's agents ([`BUILDS`] at once): what their plans
+    /// hold before the game is counted (a network read from its file) is bounded by it.
     pub(super) async fn build_permit(&self) -> OwnedSemaphorePermit {
         self.builds
             .clone()
