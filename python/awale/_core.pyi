@@ -26,8 +26,6 @@ from typing import (
 import numpy as np
 import numpy.typing as npt
 
-from awale.agents import AgentLike
-
 __all__ = [
     "__version__",
     "PRESETS",
@@ -583,7 +581,7 @@ class Batch:
         obs_dtype: Union[_ObsDtype, np.dtype[Any], type] = "float32",
         obs_scale: Literal["raw", "network"] = "raw",
         reset_mode: str = "next_step",
-        opponent: Union[str, Sequence[str], AgentLike, Agent, None] = None,
+        opponent: Union[str, Sequence[str], Callable[[State], int], None] = None,
         learner_seat: Optional[int] = None,
         opening: _Opening = None,
         illegal: str = "error",
