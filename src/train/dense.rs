@@ -45,9 +45,9 @@ impl Layer {
     }
 
     /// `out = x · W + b` for one row `x` (`out` is overwritten): with 8-lane vectors where the
-    /// processor has them (AVX2, asked at run time; std caches the answer), else the baseline's 4. The sums
-    /// are the same either way, bit for bit: each output adds its terms in the same order, and
-    /// Rust never fuses a multiply and an add on its own.
+    /// processor has them (AVX2, asked at run time; std caches the answer), else the
+    /// baseline's 4. The sums are the same either way, bit for bit: each output adds its terms
+    /// in the same order, and Rust never fuses a multiply and an add on its own.
     fn apply(&self, x: &[f32], out: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -66,6 +66,7 @@ impl Layer {
         self.apply_plain(x, out);
     }
 
+    /// The loop itself, inlined into each caller so that each compiles it for its own target.
     #[inline(always)]
     fn apply_plain(&self, x: &[f32], out: &mut [f32]) {
         out.copy_from_slice(&self.bias);
