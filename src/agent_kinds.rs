@@ -1,11 +1,11 @@
 //! The agent kinds of this build, in one place: what the command line, `awale serve` and the
-//! Python module offer. It sits with the bindings, above the trainer, because `nn` comes from
-//! the trainer when the build has it.
+//! Python module offer. It sits with the bindings, above the network room, because `nn` comes
+//! from [`crate::network`] when the build has it (feature `train`).
 
 /// Every agent kind this build knows: the built-in ones ([`crate::agents::Registry::builtin`]),
-/// `nn` (a trained network) in a build with the `train` feature (`awale::train::registry`), and
+/// `nn` (a trained network) in a build with the `train` feature (`awale::network::registry`), and
 /// `engine` (a program in another process, [`crate::protocol::referee`]). Defined
-/// once, above the trainer (with the bindings), so that the agents never name the trainer; the
+/// once, above the network room (with the bindings), so that the agents never name it; the
 /// command line, `awale serve` and the Python module call it.
 ///
 /// ```
@@ -15,7 +15,7 @@
 /// ```
 pub fn available() -> crate::agents::Registry {
     #[cfg(feature = "train")]
-    let mut registry = crate::train::registry();
+    let mut registry = crate::network::registry();
     #[cfg(not(feature = "train"))]
     let mut registry = crate::agents::Registry::builtin();
     crate::protocol::referee::register(&mut registry);

@@ -54,6 +54,8 @@ pub mod tablebase;
 pub mod tournament;
 
 #[cfg(feature = "train")]
+pub mod network;
+#[cfg(feature = "train")]
 pub mod train;
 
 /// The `awale` command line (cargo feature `cli`): used by the binary (`src/main.rs`) and by the

@@ -78,8 +78,9 @@ fn layer(module: &str) -> Option<u8> {
         "agents" | "elo" | "placing" | "protocol" | "search" | "sprt" => 2,
         "endgame" | "tournament" | "matchplay" | "bench" | "scorecard" | "env_spec" => 3,
         "az" | "calibration" | "ladder" => 4,
-        "train" => 5,
-        "cli" | "python" | "agent_kinds" | "serve" => 6,
+        "network" => 5,
+        "train" => 6,
+        "cli" | "python" | "agent_kinds" | "serve" => 7,
         _ => return None,
     })
 }
@@ -226,7 +227,7 @@ const FILES_BEGIN: &str = "<!-- files: begin -->";
 const FILES_END: &str = "<!-- files: end -->";
 
 /// The sections of "What each file owns", from the bottom layer up.
-const SECTIONS: [&str; 15] = [
+const SECTIONS: [&str; 16] = [
     "src/engine/",
     "src/batch/",
     "src/tablebase/",
@@ -238,6 +239,7 @@ const SECTIONS: [&str; 15] = [
     "src/ratings/",
     "src/ratings/scorecard/",
     "src/az/",
+    "src/network/",
     "src/train/",
     "src/cli/",
     "src/serve/",

@@ -4,12 +4,12 @@
 #![cfg(feature = "train")]
 
 use awale::agents::{AgentSpec, Turn};
-use awale::train::baseline::{self, params_sha256, sha256_hex};
+use awale::network::baseline::{self, params_sha256, sha256_hex};
 use awale::{Game, Rules};
 
 #[test]
 fn every_baseline_plays_a_legal_game_as_an_agent() {
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     for b in baseline::all() {
         let m = &b.manifest;
         let rules: Rules = m.rules.parse().unwrap();
@@ -53,7 +53,7 @@ fn a_family_name_and_a_version_name_load_the_same_network() {
 
 #[test]
 fn bad_baseline_specs_are_refused_with_the_reason() {
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let abapa = Rules::abapa();
     let err = |text: &str, rules: &Rules| {
         let spec: AgentSpec = text.parse().unwrap();
@@ -79,7 +79,7 @@ fn bad_baseline_specs_are_refused_with_the_reason() {
 
 #[test]
 fn a_baseline_plays_with_its_manifest_search_unless_the_spec_says() {
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let b = baseline::find("abapa").unwrap();
     let rules = Rules::abapa();
     let mut agent = registry
@@ -107,7 +107,7 @@ fn a_baseline_plays_with_its_manifest_search_unless_the_spec_says() {
 fn the_oware6_recipe_replays_its_first_iterations_bit_for_bit() {
     let b = baseline::find("oware6-v1").unwrap();
     let r = &b.manifest.replay;
-    let got = baseline::replay(&b.recipe().unwrap(), r.iterations).unwrap();
+    let got = awale::train::trainer::replay(&b.recipe().unwrap(), r.iterations).unwrap();
     assert_eq!(
         got, r.params_sha256,
         "the trainer no longer reproduces the baseline's run"
@@ -127,7 +127,7 @@ fn awale_cli(args: &[&str]) -> (bool, String) {
 
 /// The moves and thoughts of `spec` over the first `plies` plies of a game of `rules`.
 fn line_of(spec: &str, rules: Rules, plies: usize) -> Vec<(usize, String, Option<u64>)> {
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let mut agent = registry.build(&spec.parse().unwrap(), &rules).unwrap();
     agent.reset(11);
     let mut game = Game::new(rules);
@@ -198,7 +198,7 @@ fn an_exported_baseline_plays_move_for_move_as_the_baseline() {
     // A file without play settings: the defaults.
     let bare = dir.join("bare.safetensors");
     let core = b.core().unwrap().as_ref().clone().with_play(None);
-    awale::train::export::write_safetensors(&core, &bare).unwrap();
+    awale::network::export::write_safetensors(&core, &bare).unwrap();
     let (ok, text) = awale_cli(&["network", "info", bare.to_str().unwrap()]);
     let kind = core
         .config
@@ -220,7 +220,7 @@ fn an_exported_baseline_plays_move_for_move_as_the_baseline() {
 #[test]
 fn a_bad_play_entry_is_refused_with_the_reason() {
     let b = baseline::find("abapa").unwrap();
-    let good = awale::train::export::to_safetensors(&b.core().unwrap()).unwrap();
+    let good = awale::network::export::to_safetensors(&b.core().unwrap()).unwrap();
     // The entry as the header (JSON) quotes it; replaced by text of the same length, so that
     // the offsets stay right.
     let replace = |from: &str, to: &str| -> Vec<u8> {
@@ -240,7 +240,7 @@ fn a_bad_play_entry_is_refused_with_the_reason() {
         (r#"\"sims\":256"#, r#"\"sims\":  0"#, "sims: 0"),
         (r#"\"puct\""#, r#"\"pucx\""#, "pucx"),
     ] {
-        let e = awale::train::export::from_safetensors(&replace(from, to))
+        let e = awale::network::export::from_safetensors(&replace(from, to))
             .expect_err("accepted")
             .to_string();
         assert!(e.contains("play settings") && e.contains(why), "{e}");
@@ -253,7 +253,7 @@ fn a_bad_play_entry_is_refused_with_the_reason() {
 /// that wins the game at once is worth +1 to its mover.
 #[test]
 fn the_network_search_gives_each_root_move_its_value_for_the_mover() {
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let rules = Rules::abapa();
     // South to move, 22 in its store: house F (one seed) sows into North's first house (two
     // seeds) and captures three, 25 of 48, a win.

@@ -80,7 +80,7 @@ fn generations_are_small_playable_and_play_as_their_checkpoint() {
     assert_eq!(last.counters, full.counters);
     assert!(last.optimizer.is_empty() && last.replay.is_empty() && last.selfplay.is_empty());
     let rules = Rules::abapa();
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let agent = |path: &Path| {
         let spec = format!("nn:path={},sims=16", path.display())
             .parse()
@@ -104,7 +104,7 @@ fn the_ladder_rates_two_runs_and_anchors_and_resumes_to_the_same_result() {
     let (a, b) = (root.join("alpha"), root.join("beta"));
     tiny_run(&a, "abapa", 1);
     tiny_run(&b, "abapa", 2);
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let mut cfg = LadderConfig::new(vec![a.clone(), b.clone()], root.join("whole"));
     cfg.anchors = vec!["random,greedy".into()];
     cfg.run.games = 2;
@@ -147,7 +147,7 @@ fn the_ladder_rates_networks_of_three_players_by_their_placings() {
     let (a, b) = (root.join("alpha"), root.join("beta"));
     tiny_run(&a, "oware3", 1);
     tiny_run(&b, "oware3", 2);
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let mut cfg = LadderConfig::new(vec![a.clone(), b.clone()], root.join("out"));
     cfg.anchors = vec!["random,mcts:sims=20".into()];
     cfg.run.games = 6; // each opening in the 6 seatings of 3 players
@@ -206,7 +206,7 @@ fn the_ladder_rates_networks_of_three_players_by_their_placings() {
 #[test]
 fn ladder_errors_say_what_is_wrong() {
     let root = tempdir("ladder-errors");
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let (a, w) = (root.join("abapa"), root.join("wari"));
     tiny_run(&a, "abapa", 1);
     tiny_run(&w, "wari", 1);
@@ -239,7 +239,7 @@ fn an_sprt_match_between_generations_decides() {
     let dir = tempdir("match");
     tiny_run(&dir, "abapa", 4);
     let rules = Rules::abapa();
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let last = format!(
         "nn:path={},sims=16,name=last",
         generations::generation_path(&dir, 5).display()
@@ -269,7 +269,7 @@ fn nn_with_tables_plays_their_best_moves_and_refuses_tables_of_other_rules() {
         .unwrap()
         .save(&dir.join("tb-wari"))
         .unwrap();
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let gen = generations::generation_path(&dir.join("run"), 5);
     let spec = |tb: &str| {
         format!(

@@ -203,7 +203,7 @@ fn checkpoint_records_corpus() {
 #[cfg(feature = "train")]
 #[test]
 fn checkpoint_records_target_reaches_the_records() {
-    use awale::train::model::load_model;
+    use awale::network::model::load_model;
     use awale::train::trainer::load_optimizer;
     let cfg = checkpoint_records::config();
     let device = awale::train::train_device();
@@ -231,7 +231,7 @@ fn checkpoint_records_target_reaches_the_records() {
     // An optimiser record of another network (another shape) is refused, with its reason.
     let mut wider = cfg.clone();
     wider.network.hidden = vec![16];
-    let other = awale::train::model::PolicyValueNet::from_config(&wider, &device).unwrap();
+    let other = awale::network::model::PolicyValueNet::from_config(&wider, &device).unwrap();
     let Err(err) = load_optimizer(&wider, &seeds[1][1..], &other) else {
         panic!("an optimiser record of another network was accepted");
     };

@@ -274,7 +274,7 @@ fn digest_bytes(b: &[u8]) -> String {
 #[cfg(feature = "train")]
 #[test]
 fn the_nn_agent_is_pinned() {
-    let registry = awale::train::registry();
+    let registry = awale::network::registry();
     let rules = Rules::abapa();
     let mut out = String::new();
     for spec in [

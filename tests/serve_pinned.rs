@@ -94,11 +94,11 @@ fn answer(addr: SocketAddr, rules: &str, seats: &[&str], moves: usize) -> String
 
 /// An exported baseline (with its play settings) in `dir`, as `abapa.safetensors`.
 fn write_network(dir: &std::path::Path) {
-    let core = awale::train::baseline::find("abapa")
+    let core = awale::network::baseline::find("abapa")
         .unwrap()
         .core()
         .unwrap();
-    awale::train::export::write_safetensors(&core, &dir.join("abapa.safetensors")).unwrap();
+    awale::network::export::write_safetensors(&core, &dir.join("abapa.safetensors")).unwrap();
 }
 
 #[test]

@@ -320,7 +320,7 @@ fn corrupt_or_mismatched_checkpoints_are_refused() {
 
     // A network from a mismatched file is refused by the agent registry with a clear error.
     let spec = format!("nn:path={}", path.display()).parse().unwrap();
-    let e = awale::train::registry()
+    let e = awale::network::registry()
         .build(&spec, &Rules::abapa())
         .err()
         .unwrap()
@@ -372,7 +372,7 @@ fn the_training_loop_runs_end_to_end_and_the_network_plays() {
     // The network plays as an agent through the registry.
     let spec = format!("nn:path={},sims=8", dir.join("checkpoint.ckpt").display());
     let rules = Rules::abapa();
-    let mut agent = awale::train::registry()
+    let mut agent = awale::network::registry()
         .build(&spec.parse().unwrap(), &rules)
         .unwrap();
     let mut game = Game::new(rules);
@@ -385,7 +385,7 @@ fn the_training_loop_runs_end_to_end_and_the_network_plays() {
         };
         game.apply(mv).unwrap();
     }
-    let e = awale::train::registry()
+    let e = awale::network::registry()
         .build(&spec.parse().unwrap(), &Rules::oware(3).unwrap())
         .err()
         .unwrap()
@@ -581,8 +581,8 @@ fn distributed_self_play_is_the_local_run_bit_for_bit() {
 
 #[test]
 fn a_distributed_run_writes_a_checkpoint_that_plays_and_resumes_locally() {
+    use awale::network::NetCore;
     use awale::train::run::run_with;
-    use awale::train::NetCore;
     let mut cfg = micro_config();
     cfg.training.iterations = 2;
     let dir = tempdir("distributed");
@@ -786,7 +786,7 @@ fn a_network_exported_to_safetensors_plays_as_the_checkpoint() {
     ]);
     assert!(!ok && text.contains("not an awale network"), "{text}");
     // The same moves from both files.
-    let reg = awale::train::registry();
+    let reg = awale::network::registry();
     let rules = Rules::abapa();
     let moves: Vec<Vec<usize>> = [&ckpt, &st]
         .iter()
@@ -811,8 +811,8 @@ fn a_network_exported_to_safetensors_plays_as_the_checkpoint() {
 #[test]
 fn the_network_agent_keeps_to_its_move_time_and_stops_on_its_signal() {
     use awale::agents::{Agent, StopSignal};
-    use awale::train::NetCore;
-    use awale::train::NnAgent;
+    use awale::network::NetCore;
+    use awale::network::NnAgent;
     use std::sync::Arc;
     use std::time::{Duration, Instant};
     // A game that never ends on its own, and far more simulations than the time allows.
@@ -858,7 +858,7 @@ fn the_network_agent_keeps_to_its_move_time_and_stops_on_its_signal() {
         assert_eq!(agent.thoughts().unwrap().nodes, Some(1), "{kind:?}");
     }
     // The option through the registry is known.
-    let e = awale::train::registry()
+    let e = awale::network::registry()
         .build(
             &"nn:path=/nonexistent.ckpt,time_ms=100".parse().unwrap(),
             &rules,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Packs a finished training run as a shipped baseline: baselines/NAME.safetensors and
-baselines/NAME.toml (the manifest that src/train/baseline.rs compiles in).
+baselines/NAME.toml (the manifest that src/network/baseline.rs compiles in).
 
     python3 tools/baseline_manifest.py --bin target/release/awale --run runs/abapa-raised \
         --log runs/abapa-raised.log --name abapa-v1 --recipe training/abapa-raised.toml \

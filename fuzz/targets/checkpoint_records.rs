@@ -5,7 +5,7 @@
 //!
 //! Byte 0 picks what the rest of the input is:
 //! - even: the network's record (burnpack), loaded into a network of the tiny config's shape
-//!   ([`awale::train::model::load_model`]); a network that loads must answer a forward pass;
+//!   ([`awale::network::model::load_model`]); a network that loads must answer a forward pass;
 //! - odd: the optimiser's record ([`awale::train::trainer::load_optimizer`]) for the network
 //!   of the seed checkpoint (made once per process).
 //!
@@ -15,7 +15,7 @@
 use std::sync::OnceLock;
 
 use awale::az::TrainConfig;
-use awale::train::model::load_model;
+use awale::network::model::load_model;
 use awale::train::trainer::load_optimizer;
 use awale::train::Trainer;
 
@@ -37,7 +37,7 @@ pub fn run(data: &[u8]) {
     // of training keeps about 10 KB per network built for the life of the process (burn 0.22's
     // autodiff bookkeeping; docs/reliability.md), which a fuzzer's millions of networks would
     // turn into an out-of-memory report.
-    let device = awale::train::inference_device();
+    let device = awale::network::inference_device();
     if mode % 2 == 0 {
         if let Ok(net) = load_model(&cfg, rest, &device) {
             let values = net.param_values();

@@ -1,5 +1,5 @@
 //! Any agent as the opponent of a batch or an environment: `opponent="alphabeta:depth=2"`,
-//! `"mcts:sims=200"`, `"perfect:fallback_depth=6"`, `"nn:path=…"` (with the trainer's registry).
+//! `"mcts:sims=200"`, `"perfect:fallback_depth=6"`, `"nn:path=…"` (with `awale::network::registry()`).
 //!
 //! The batch asks its [`OpponentPolicy`] for a move from any of its worker threads. [`AgentPolicy`]
 //! keeps one agent per thread (built on first use), resets it with a seed drawn from the board's

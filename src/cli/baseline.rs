@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use awale::train::baseline::{self, Baseline};
-use awale::train::export::write_safetensors;
+use awale::network::baseline::{self, Baseline};
+use awale::network::export::write_safetensors;
 
 const AFTER_HELP: &str = "\
 Baselines are trained networks built into awale (no download): one per rule set that has a
@@ -127,7 +127,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 b.manifest.seed,
                 b.manifest.threads
             );
-            let got = baseline::replay(&b.recipe()?, r.iterations)?;
+            let got = awale::train::trainer::replay(&b.recipe()?, r.iterations)?;
             if got == r.params_sha256 {
                 outln!(
                     "{}: the first {} iterations replay bit for bit (parameters {})",

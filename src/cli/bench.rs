@@ -231,7 +231,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), Box<dyn std::error::Error>> {
     let burn_net = if a.uniform {
         None
     } else {
-        Some(awale::train::NetCore::fresh(&cfg)?)
+        Some(awale::network::NetCore::fresh(&cfg)?)
     };
     #[cfg(feature = "train")]
     let (net, label): (&dyn Network, String) = match &burn_net {

@@ -1,6 +1,6 @@
 //! `awale bench network`: what one call of a network's forward pass costs, burn's (the
 //! trainer's self-play and Python's `predict`) and the plain one the `nn` agent plays with
-//! (`awale::train::dense`), on the same positions, for each batch size: microseconds per call,
+//! (`awale::network::dense`), on the same positions, for each batch size: microseconds per call,
 //! positions per second and the ratio, measured side by side in one run.
 //!
 //! ```text
@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use awale::az::network::{encode_batch, Network};
-use awale::train::NetCore;
+use awale::network::NetCore;
 use clap::Args as ClapArgs;
 
 /// Arguments of `awale bench network`.
@@ -40,7 +40,7 @@ fn load(text: &str) -> Result<Arc<NetCore>, Box<dyn std::error::Error>> {
     if path.exists() {
         return Ok(Arc::new(NetCore::load(path)?));
     }
-    Ok(awale::train::baseline::find(text)?.core()?)
+    Ok(awale::network::baseline::find(text)?.core()?)
 }
 
 /// Calls `net` on batches of `batch` rows of `features` for about `seconds`: seconds per call.

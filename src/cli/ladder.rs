@@ -74,7 +74,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     cfg.run = args.play.run(args.games);
     let report = run_ladder(
         &cfg,
-        &awale::train::registry(),
+        &awale::network::registry(),
         &ProgressBar::new(!args.play.no_progress),
     )?;
     out!("{}", report.table());

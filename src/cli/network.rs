@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use awale::train::export::{header, write_safetensors};
-use awale::train::NetCore;
+use awale::network::export::{header, write_safetensors};
+use awale::network::NetCore;
 
 const AFTER_HELP: &str = "\
 A network file is a checkpoint of `awale train` (RUN/checkpoint.ckpt), a generation
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Sub::Info { file, json } => {
             let core = NetCore::load(&file)?;
             let h = header(&core);
-            let params_sha256 = awale::train::baseline::params_sha256(&core);
+            let params_sha256 = awale::network::baseline::params_sha256(&core);
             let play = core.play();
             if json {
                 let mut v = serde_json::to_value(&h)?;

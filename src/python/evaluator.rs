@@ -41,7 +41,7 @@ pub(crate) enum EvaluatorArg {
     },
     /// A trained network, run in Rust.
     #[cfg(feature = "train")]
-    Network(Arc<crate::train::NetCore>),
+    Network(Arc<crate::network::NetCore>),
     /// Equal logits, values 0.
     Uniform,
     /// Equal logits, the value of one random playout.
@@ -239,7 +239,7 @@ impl Failure {
 /// A network of the trainer as an evaluator that owns its reference (for threads).
 #[cfg(feature = "train")]
 struct OwnedNetwork {
-    core: Arc<crate::train::NetCore>,
+    core: Arc<crate::network::NetCore>,
     features: Vec<f32>,
 }
 

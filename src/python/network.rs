@@ -2,8 +2,8 @@
 //! safetensors network; `predict` runs the Rust inference on a NumPy batch with the GIL
 //! released; `encode` writes positions in the network's own input (encoding × input scales);
 //! `export_safetensors` writes the weights for PyTorch (`awale.torch.network`). Types are
-//! converted here; the network is `awale::train::NetCore` and the file format
-//! `awale::train::export`.
+//! converted here; the network is `awale::network::NetCore` and the file format
+//! `awale::network::export`.
 
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ use super::{game::PyState, type_name, PyRules};
 #[cfg_attr(not(feature = "train"), allow(dead_code))]
 pub struct PyNetwork {
     #[cfg(feature = "train")]
-    core: std::sync::Arc<crate::train::NetCore>,
+    core: std::sync::Arc<crate::network::NetCore>,
     path: PathBuf,
 }
 
@@ -144,7 +144,7 @@ fn with_path(err: PyErr, path: String) -> PyErr {
 #[cfg(feature = "train")]
 impl PyNetwork {
     /// The network (shared).
-    pub(crate) fn core(&self) -> std::sync::Arc<crate::train::NetCore> {
+    pub(crate) fn core(&self) -> std::sync::Arc<crate::network::NetCore> {
         self.core.clone()
     }
 }
@@ -158,7 +158,7 @@ impl PyNetwork {
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<PyNetwork> {
         let p = path.clone();
         let core = py
-            .detach(move || crate::train::NetCore::load(&p))
+            .detach(move || crate::network::NetCore::load(&p))
             .map_err(|e| load_error(&path, e))?;
         Ok(PyNetwork {
             core: std::sync::Arc::new(core),
@@ -171,8 +171,8 @@ impl PyNetwork {
     /// with their manifests. An unknown name raises ValueError listing the names.
     #[staticmethod]
     fn baseline(name: &str) -> PyResult<PyNetwork> {
-        let b =
-            crate::train::baseline::find(name).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let b = crate::network::baseline::find(name)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let core = b.core().map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyNetwork {
             core,
@@ -264,7 +264,7 @@ impl PyNetwork {
     /// The header a safetensors export carries (format, version, rules, encoding, shape,
     /// input scales) as a dict.
     fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = serde_json::to_string(&crate::train::export::header(&self.core))
+        let text = serde_json::to_string(&crate::network::export::header(&self.core))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         py.import("json")?.call_method1("loads", (text,))
     }
@@ -341,7 +341,7 @@ impl PyNetwork {
     /// `nn:path=FILE` and loads back with `Network(path)`.
     fn export_safetensors(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let core = &self.core;
-        py.detach(|| crate::train::export::write_safetensors(core, &path))
+        py.detach(|| crate::network::export::write_safetensors(core, &path))
             .map_err(super::trainer::train_error)
     }
 
@@ -381,7 +381,7 @@ impl PyNetwork {
 #[cfg(feature = "train")]
 #[pyfunction]
 pub(crate) fn baseline_manifests() -> PyResult<String> {
-    let all: Vec<&crate::train::baseline::Manifest> = crate::train::baseline::all()
+    let all: Vec<&crate::network::baseline::Manifest> = crate::network::baseline::all()
         .iter()
         .map(|b| &b.manifest)
         .collect();
@@ -414,7 +414,7 @@ pub(crate) fn network_template(
     };
     cfg.network.observation = encoding.to_string();
     cfg.network.hidden = hidden;
-    let (header, config) = crate::train::export::template(&cfg)
+    let (header, config) = crate::network::export::template(&cfg)
         .map_err(|e| super::exceptions::ConfigError::new_err(e.to_string()))?;
     let header =
         serde_json::to_string(&header).map_err(|e| PyValueError::new_err(e.to_string()))?;

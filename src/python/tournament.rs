@@ -752,7 +752,7 @@ pub(crate) fn run_ladder(
         use crate::ratings::ladder::{run_ladder, LadderConfig};
         let mut cfg = LadderConfig::new(runs, out);
         let shared = Arc::new(Shared::default());
-        let mut registry = crate::train::registry();
+        let mut registry = crate::network::registry();
         let anchors = ladder_anchors(anchors, &mut registry, &shared)?;
         cfg.anchors = anchors
             .into_iter()

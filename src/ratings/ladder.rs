@@ -394,7 +394,7 @@ fn tournament_config(
 }
 
 /// Plays (or resumes) a ladder with the agents of `registry` (which must know `nn`:
-/// [`crate::train::registry`]) and writes its files; `observer` sees the games and may stop it.
+/// [`crate::network::registry`]) and writes its files; `observer` sees the games and may stop it.
 pub fn run_ladder(
     cfg: &LadderConfig,
     registry: &Registry,

@@ -468,12 +468,12 @@ mod tests {
     fn a_network_files_default_simulations_are_capped() {
         let dir = std::env::temp_dir().join(format!("awale-admission-play-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let core = awale::train::baseline::find("abapa")
+        let core = awale::network::baseline::find("abapa")
             .unwrap()
             .core()
             .unwrap();
         let sims = core.play().sims;
-        awale::train::export::write_safetensors(&core, &dir.join("abapa.safetensors")).unwrap();
+        awale::network::export::write_safetensors(&core, &dir.join("abapa.safetensors")).unwrap();
         let mut p = admission();
         p.networks = Some(dir.clone());
         let sims_of = |a: Admitted| a.plan.demand(Cost::Simulations).unwrap().amount;

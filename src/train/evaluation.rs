@@ -4,13 +4,12 @@
 
 use std::time::Instant;
 
-use super::inference::NnAgent;
 use super::metrics::{EndgameEval, EvalReport};
-use super::net_core::NetCore;
 use super::trainer::Trainer;
 use super::{TrainConfig, TrainResult};
 use crate::agents::{derive_seed, Agent, AgentSpec, Registry};
 use crate::endgame::{endgame_accuracy, endgame_positions};
+use crate::network::{NetCore, NnAgent};
 use crate::tablebase::Tablebase;
 use crate::tournament::{self, Entrant, Format, GameRunConfig, TournamentConfig};
 

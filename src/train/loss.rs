@@ -1,4 +1,4 @@
-//! The training loss: one term per head of the network ([`super::model`]), with the targets a
+//! The training loss: one term per head of the network ([`crate::network::model`]), with the targets a
 //! minibatch of replay samples gives each head.
 //!
 //! - policy: cross-entropy against the search's policy, illegal moves masked out;
@@ -14,10 +14,10 @@ use burn::tensor::activation::{log_softmax, softmax};
 use burn::tensor::{Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
-use super::model::{encode_batch, value_outputs, NetOutput};
 use crate::az::config::TrainingConfig;
 use crate::az::data::Sample;
 use crate::batch::ObsEncoding;
+use crate::network::model::{encode_batch, value_outputs, NetOutput};
 use crate::rules::Rules;
 
 /// A minibatch on the device: the network's input and each head's target.

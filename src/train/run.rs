@@ -1,9 +1,9 @@
 //! The training loop: [`run`] (and [`run_with`], its self-play played by remote workers) takes a
 //! run folder from its config to its last checkpoint, with the logs, evaluations and reports on
-//! the way. One file per job beside it: [`super::model`] (the network), [`super::loss`],
+//! the way. One file per job beside it: [`crate::network::model`] (the network), [`super::loss`],
 //! [`super::trainer`] (the state and the gradient step), [`super::distributed`],
 //! [`super::evaluation`], [`crate::ratings::calibration`], [`super::metrics`] and
-//! [`super::inference`].
+//! [`crate::network::agent`].
 //!
 //! A run is a sequence of *iterations*: self-play until `positions_per_iteration` new samples are
 //! in the replay buffer, then `steps_per_iteration` gradient steps on minibatches drawn uniformly

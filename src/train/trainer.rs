@@ -3,7 +3,7 @@
 //! self-play, then gradient steps on minibatches of the replay buffer ([`Trainer::train_step`];
 //! the loss is in [`super::loss`]). A trainer turns into a [`Checkpoint`] and back, bit for bit.
 //! Its self-play played by remote workers is in [`super::distributed`], its evaluation in
-//! [`super::evaluation`].
+//! [`super::evaluation`]. A shipped baseline's recipe is replayed here too ([`replay`]).
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -16,8 +16,6 @@ use rand_chacha::ChaCha8Rng;
 
 use super::loss::{Loss, LossStats, Minibatch};
 use super::metrics::{Extra, IterationStats};
-use super::model::{input_scale, load_model, PolicyValueNet};
-use super::net_core::NetCore;
 use super::{CheckpointError, TrainConfig, TrainError, TrainResult};
 use crate::agents::derive_seed;
 use crate::az::checkpoint::{Checkpoint, Counters, RngState};
@@ -25,6 +23,9 @@ use crate::az::data::{ByteReader, ByteWriter, ReplayBuffer, Sample};
 use crate::az::network::NetworkEvaluator;
 use crate::az::selfplay::{SelfPlay, SelfPlaySettings, SelfPlayStats};
 use crate::batch::ObsEncoding;
+use crate::network::baseline::params_sha256;
+use crate::network::model::{input_scale, load_model, PolicyValueNet};
+use crate::network::net_core::NetCore;
 use crate::rules::Rules;
 
 /// A training run in memory: network, optimiser, replay buffer, self-play games, generator.
@@ -374,4 +375,21 @@ impl Trainer {
         self.counters.train_steps += 1;
         loss.stats(lr)
     }
+}
+
+/// Replays the first `iterations` iterations of `cfg` (self-play and gradient steps, as the
+/// run did them; no evaluation) and returns [`params_sha256`] of the network after them (a
+/// shipped baseline's [`crate::network::baseline::Replay`]).
+pub fn replay(cfg: &TrainConfig, iterations: u64) -> TrainResult<String> {
+    if iterations > cfg.training.iterations {
+        return Err(TrainError::Config(format!(
+            "cannot replay {iterations} iterations of a recipe of {}",
+            cfg.training.iterations
+        )));
+    }
+    let mut trainer = Trainer::new(cfg.clone())?;
+    for _ in 0..iterations {
+        trainer.iteration()?;
+    }
+    Ok(params_sha256(&trainer.core()?))
 }

@@ -19,11 +19,11 @@
 
 use std::ops::Range;
 
-use super::model::load_model;
-use super::net_core::NetCore;
 use super::{TrainConfig, TrainResult};
 use crate::az::network::NetworkEvaluator;
 use crate::az::remote::SelfPlayPart;
+use crate::network::model::load_model;
+use crate::network::net_core::NetCore;
 
 /// Plays some shards of a run's self-play with the weights it is sent.
 #[derive(Debug)]
@@ -62,7 +62,7 @@ impl SelfPlayWorker {
         let key = (weights.len(), crc32fast::hash(weights));
         let fresh = !matches!(&self.net, Some((l, c, _)) if (*l, *c) == key);
         if fresh {
-            let device = super::inference_device();
+            let device = crate::network::inference_device();
             let net = load_model(&self.cfg, weights, &device)?;
             self.net = Some((key.0, key.1, NetCore::new(&net, &self.cfg)?));
         }

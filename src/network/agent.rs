@@ -5,9 +5,9 @@
 //! ```no_run
 //! use awale::tournament::Entrant;
 //! use awale::Rules;
-//! // `nn` is added to the built-in agents by `awale::train::registry()` (or `register_agents`).
+//! // `nn` is added to the built-in agents by `awale::network::registry()` (or `register_agents`).
 //! let rules = Rules::abapa();
-//! let e = Entrant::from_spec(&awale::train::registry(), &"nn:path=runs/abapa/checkpoint.ckpt,sims=64".parse().unwrap(), &rules).unwrap();
+//! let e = Entrant::from_spec(&awale::network::registry(), &"nn:path=runs/abapa/checkpoint.ckpt,sims=64".parse().unwrap(), &rules).unwrap();
 //! ```
 
 use std::path::Path;
@@ -19,13 +19,13 @@ use rand_chacha::ChaCha8Rng;
 
 pub use super::model::load_model;
 use super::net_core::{NetCore, PlayDefaults};
-use super::TrainResult;
 use crate::agents::kind::{self, AgentKind, AgentOption};
 use crate::agents::{
     no_move, search_limit, Agent, MoveThought, PlayoutEvaluator, StopSignal, Thoughts, Turn,
 };
 use crate::agents::{AgentSpec, Cost, Registry};
 use crate::az::network::NetworkEvaluator;
+use crate::az::TrainResult;
 use crate::error::{AwaleError, Result};
 use crate::rules::Rules;
 use crate::search::{check_sims, Backup, Mix, Policy, Search, SearchKind, SearchSettings};

@@ -13,7 +13,7 @@
 //! The network of a run is built here only: [`PolicyValueNet::from_config`] (fresh weights from
 //! the config's seed) and [`load_model`] (weights from a checkpoint). The heads are declared here
 //! ([`PolicyValueNet`], [`NetOutput`]); their targets and loss terms are in
-//! [`super::loss`]. A new head touches these two files.
+//! [`crate::train::loss`]. A new head touches these two files.
 
 use burn::module::{Module, Param, ParamId};
 use burn::nn::Linear;

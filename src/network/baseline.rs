@@ -11,7 +11,7 @@
 //! hash of the recipe's first iterations replayed, and its measured strength).
 //!
 //! ```
-//! use awale::train::baseline;
+//! use awale::network::baseline;
 //! let b = baseline::find("abapa").unwrap();
 //! assert_eq!(b.manifest.rules, "abapa");
 //! assert!(b.manifest.name.starts_with("abapa-v"));
@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::export::from_safetensors;
 use super::net_core::NetCore;
 pub use super::net_core::PlayDefaults;
-use super::{TrainConfig, TrainError, TrainResult, Trainer};
+use crate::az::{TrainConfig, TrainError, TrainResult};
 pub use crate::digest::sha256_hex;
 
 /// One shipped file pair, compiled in.
@@ -114,8 +114,8 @@ pub struct Manifest {
 }
 
 /// The first iterations of the recipe, replayed: after `iterations` iterations of
-/// [`Trainer::iteration`] on the recipe (with [`Manifest::set`] and [`Manifest::threads`]), the
-/// SHA-256 of the network's parameters ([`params_sha256`]) is `params_sha256`. The run that made
+/// [`crate::train::Trainer::iteration`] on the recipe (with [`Manifest::set`] and
+/// [`Manifest::threads`]; `crate::train::trainer::replay` replays them), the SHA-256 of the network's parameters ([`params_sha256`]) is `params_sha256`. The run that made
 /// the baseline wrote that network as its generation `iterations`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -304,22 +304,6 @@ pub fn params_sha256(core: &NetCore) -> String {
         .flat_map(|x| x.to_le_bytes())
         .collect();
     sha256_hex(&bytes)
-}
-
-/// Replays the first `iterations` iterations of `cfg` (self-play and gradient steps, as the
-/// run did them; no evaluation) and returns [`params_sha256`] of the network after them.
-pub fn replay(cfg: &TrainConfig, iterations: u64) -> TrainResult<String> {
-    if iterations > cfg.training.iterations {
-        return Err(TrainError::Config(format!(
-            "cannot replay {iterations} iterations of a recipe of {}",
-            cfg.training.iterations
-        )));
-    }
-    let mut trainer = Trainer::new(cfg.clone())?;
-    for _ in 0..iterations {
-        trainer.iteration()?;
-    }
-    Ok(params_sha256(&trainer.core()?))
 }
 
 #[cfg(test)]

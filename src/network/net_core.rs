@@ -1,7 +1,7 @@
 //! [`NetCore`]: a trained network ready for inference (the burn network without autodiff,
 //! on the inference device) with what is needed to feed it (rules, encoding, input scales),
 //! and the [`Network`] the batched searches call. Reading one from a file is
-//! [`NetCore::load`] (`src/train/export.rs`, which knows both file formats). A network may carry
+//! [`NetCore::load`] (`src/network/export.rs`, which knows both file formats). A network may carry
 //! its [`PlayDefaults`]: how the `nn` agent searches with it unless the spec says otherwise.
 
 use std::sync::OnceLock;
@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::dense::DenseNet;
 use super::model::{encode_batch, input_scale, PolicyValueNet};
-use super::{TrainConfig, TrainResult};
 use crate::az::network::{evaluations_from_outputs, Network};
+use crate::az::{TrainConfig, TrainResult};
 use crate::batch::ObsEncoding;
 use crate::rules::Rules;
 use crate::search::{Evaluation, SearchKind};

@@ -188,7 +188,7 @@ mod tests {
     use crate::state::State;
 
     /// The largest difference between the two forwards' outputs on `states`.
-    fn gap(core: &crate::train::NetCore, states: &[State]) -> f32 {
+    fn gap(core: &crate::network::NetCore, states: &[State]) -> f32 {
         let dense = core.dense();
         let mut features = Vec::new();
         encode_batch(
@@ -223,12 +223,12 @@ mod tests {
             };
             config.network.observation = obs.into();
             config.network.hidden = hidden;
-            let core = crate::train::NetCore::fresh(&config).unwrap();
+            let core = crate::network::NetCore::fresh(&config).unwrap();
             let states = random_positions(&core.rules, 40, 60, 7);
             let gap = gap(&core, &states);
             assert!(gap < 1e-5, "{rules} {obs}: outputs differ by {gap}");
         }
-        for baseline in crate::train::baseline::all() {
+        for baseline in crate::network::baseline::all() {
             let core = baseline.core().unwrap();
             let gap = gap(&core, &random_positions(&core.rules, 64, 60, 11));
             assert!(

@@ -22,9 +22,9 @@
 //! [safetensors]: https://huggingface.co/docs/safetensors
 //!
 //! ```
-//! use awale::train::export::{from_safetensors, header, to_safetensors};
-//! use awale::train::NetCore;
-//! use awale::train::TrainConfig;
+//! use awale::network::export::{from_safetensors, header, to_safetensors};
+//! use awale::network::NetCore;
+//! use awale::az::TrainConfig;
 //! let core = NetCore::fresh(&TrainConfig::tiny()).unwrap();
 //! let bytes = to_safetensors(&core).unwrap();
 //! let back = from_safetensors(&bytes).unwrap();
@@ -43,9 +43,9 @@ use serde::{Deserialize, Serialize};
 use super::model::load_model;
 use super::model::{NetShape, PolicyValueNet};
 use super::net_core::{NetCore, PlayDefaults};
-use super::{TrainConfig, TrainError, TrainResult};
 use crate::az::checkpoint::write_atomic;
 use crate::az::checkpoint::Checkpoint;
+use crate::az::{TrainConfig, TrainError, TrainResult};
 use crate::batch::{input_scale, ObsEncoding};
 use crate::rules::Rules;
 
