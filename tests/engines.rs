@@ -451,7 +451,7 @@ fn awale_engine_speaks_the_protocol() {
     let mut game = Game::new(Rules::abapa());
     game.apply(2).unwrap();
     game.apply(3).unwrap();
-    awale::protocol::uci::read_move(&Rules::abapa(), game.state(), mv).unwrap();
+    awale::protocol::position::read_move(&Rules::abapa(), game.state(), mv).unwrap();
     // The one legal move of the FEN (F), and nothing after an illegal list (C twice).
     assert_eq!(best[1], "bestmove F");
     assert!(text.contains("info string error:"), "{text}");
