@@ -291,7 +291,7 @@ impl ProgramAgent {
         match answer {
             Ok(line) => match dialect.parse_reply(&line) {
                 Ok(Some(Reply::BestMove(mv))) => Ok(mv),
-                Err(reason) => Err(format!("wrote {reason}")),
+                Err(reason) => Err(format!("wrote a line that is {reason}")),
                 _ => Err(format!("unexpected answer '{}'", printable(&line))),
             },
             Err(ReadFault::Timeout) => Err(format!(
@@ -347,7 +347,7 @@ fn handshake(
             ReadFault::Broken(r) => format!("'{}' {r} before {ok}", p.command),
         })?;
     if let Err(reason) = dialect.parse_reply(&last) {
-        return Err(format!("'{}' wrote {reason} before {ok}", p.command));
+        return Err(format!("'{}' wrote a line that is {reason} before {ok}", p.command));
     }
     let declared = variants.clone().unwrap_or_else(|| {
         vec![settings
@@ -434,7 +434,7 @@ fn ready(
         })?;
     match dialect.parse_reply(&line) {
         Ok(Some(Reply::BestMove(_))) => Err(unasked(&line)),
-        Err(reason) => Err(format!("wrote {reason} before {ok}")),
+        Err(reason) => Err(format!("wrote a line that is {reason} before {ok}")),
         _ => Ok(()),
     }
 }
