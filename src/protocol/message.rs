@@ -110,7 +110,7 @@ impl Go {
     }
 }
 
-/// A line sent to an engine.
+/// A message sent to a program (each variant's doc shows it as UCI writes it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// `uci`: say who you are and your options, then `uciok`.
@@ -159,7 +159,7 @@ pub struct Info {
     pub string: Option<String>,
 }
 
-/// A line an engine answers with.
+/// A message a program answers with (each variant's doc shows it as UCI writes it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reply {
     /// `id name …` or `id author …`.
