@@ -432,7 +432,10 @@ fn random_over_json_lines_plays_a_match_to_its_end() {
 #[test]
 fn a_json_lines_program_that_misbehaves_forfeits_with_the_reason() {
     for (mode, why) in [
-        ("garbage", "wrote a line that is not a reply (expected value"),
+        (
+            "garbage",
+            "wrote a line that is not a reply (expected value",
+        ),
         ("badmove", "answered a bad move"),
         ("illegal", "answered a bad move"),
         ("unknown", "unknown field `ponder`"),
@@ -460,12 +463,18 @@ fn a_json_lines_program_that_misbehaves_forfeits_with_the_reason() {
         uci.options.retain(|(k, _)| k != "protocol" && k != "init");
         uci.options.push(("init".into(), "500".into()));
         let e = entrant(&uci, &rules).unwrap_err().to_string();
-        assert!(e.contains("did not answer uci within") || e.contains("closed"), "{e}");
+        assert!(
+            e.contains("did not answer uci within") || e.contains("closed"),
+            "{e}"
+        );
         let mut bad = jsonl_bot("good");
         bad.options.retain(|(k, _)| k != "protocol");
         bad.options.push(("protocol".into(), "xml".into()));
         let e = entrant(&bad, &rules).unwrap_err().to_string();
-        assert!(e.contains("unknown protocol 'xml' (known: uci, jsonl)"), "{e}");
+        assert!(
+            e.contains("unknown protocol 'xml' (known: uci, jsonl)"),
+            "{e}"
+        );
     });
 }
 
@@ -488,7 +497,10 @@ fn the_python_json_lines_bot_plays_its_games() {
         ];
         let report = run(&tournament(rules, 4, 2, None), &entrants).unwrap();
         assert_eq!(report.games_played, 4);
-        assert!(report.games.iter().all(|g| g.forfeit.is_none()), "{report:?}");
+        assert!(
+            report.games.iter().all(|g| g.forfeit.is_none()),
+            "{report:?}"
+        );
         // Under wari too: it plays the legal moves it is sent, whatever the rules.
         let wari = Rules::wari();
         let entrants = vec![

@@ -66,7 +66,9 @@ mod tests {
 
     fn moves() -> impl Strategy<Value = Vec<String>> {
         prop::collection::vec(
-            prop::sample::select(vec!["A", "B", "C", "D", "E", "F", "a", "b", "c", "d", "e", "f"]),
+            prop::sample::select(vec![
+                "A", "B", "C", "D", "E", "F", "a", "b", "c", "d", "e", "f",
+            ]),
             0..12,
         )
         .prop_map(|m| m.into_iter().map(String::from).collect())
@@ -190,7 +192,10 @@ mod tests {
             ..Go::default()
         });
         assert_eq!(Uci.write_command(&go), "go movetime 100");
-        assert_eq!(JsonLines.write_command(&go), r#"{"cmd":"go","movetime":100}"#);
+        assert_eq!(
+            JsonLines.write_command(&go),
+            r#"{"cmd":"go","movetime":100}"#
+        );
         assert_eq!(JsonLines.write_command(&Command::Uci), r#"{"cmd":"hello"}"#);
         let info = Reply::Info(Info {
             depth: Some(3),
@@ -204,12 +209,18 @@ mod tests {
             r#"{"reply":"info","depth":3,"score_cp":12,"pv":["C","d"]}"#
         );
         let none = Reply::BestMove("0000".into());
-        assert_eq!(JsonLines.write_reply(&none), r#"{"reply":"bestmove","move":null}"#);
+        assert_eq!(
+            JsonLines.write_reply(&none),
+            r#"{"reply":"bestmove","move":null}"#
+        );
         let id = Reply::Id {
             key: "name".into(),
             value: "bot".into(),
         };
         assert_eq!(JsonLines.write_reply(&id), r#"{"reply":"id","name":"bot"}"#);
-        assert_eq!(JsonLines.write_reply(&Reply::UciOk), r#"{"reply":"hellook"}"#);
+        assert_eq!(
+            JsonLines.write_reply(&Reply::UciOk),
+            r#"{"reply":"hellook"}"#
+        );
     }
 }

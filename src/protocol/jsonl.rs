@@ -330,8 +330,14 @@ mod tests {
         }
         for (line, why) in [
             ("bestmove C", "not a reply (expected value"),
-            (r#"{"reply":"bestmove","move":"C","ponder":"d"}"#, "unknown field `ponder`"),
-            (r#"{"reply":"id","name":"a","author":"b"}"#, "an id has one text field"),
+            (
+                r#"{"reply":"bestmove","move":"C","ponder":"d"}"#,
+                "unknown field `ponder`",
+            ),
+            (
+                r#"{"reply":"id","name":"a","author":"b"}"#,
+                "an id has one text field",
+            ),
             (r#"{"reply":"shout"}"#, "unknown variant `shout`"),
             (r#"{"reply":"info","depth":"deep"}"#, "invalid type"),
         ] {

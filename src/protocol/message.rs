@@ -190,7 +190,6 @@ pub enum Reply {
     Info(Info),
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::printable;

@@ -96,10 +96,7 @@ fn say<W: Write>(out: &Out<W>, reply: &Reply) -> Result<()> {
 
 /// Answers `info string error: REASON`, the reason cut to one short printable line.
 fn say_error<W: Write>(out: &Out<W>, reason: &str) -> Result<()> {
-    say_text(
-        out,
-        format!("error: {}", excerpt(reason, MAX_ANSWER_CHARS)),
-    )
+    say_text(out, format!("error: {}", excerpt(reason, MAX_ANSWER_CHARS)))
 }
 
 /// Answers `info string TEXT`.

@@ -1,5 +1,5 @@
-//! The text protocol that lets programs in other processes play: the UCI dialect of Aalina
-//! (joansalasoler/oware, `UCIService.java`), which its GUI Aualé speaks to engines.
+//! The UCI dialect of Aalina (joansalasoler/oware, `UCIService.java`), which its GUI Aualé
+//! speaks to engines: the protocol's messages as words, the default dialect.
 //!
 //! One command a line, both ways, UTF-8, each line flushed:
 //!

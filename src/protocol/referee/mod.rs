@@ -223,9 +223,10 @@ impl ProgramAgent {
             })
         });
         match (follows, self.line.as_mut()) {
-            (Some(h), Some(line)) => line
-                .moves
-                .push(position::write_move(&rules, &line.after_mine, h)),
+            (Some(h), Some(line)) => {
+                line.moves
+                    .push(position::write_move(&rules, &line.after_mine, h))
+            }
             _ => {
                 self.line = Some(Line {
                     start: *state,
@@ -275,7 +276,12 @@ impl ProgramAgent {
         let mut text: Option<String> = None;
         let answer = p.read_until(
             deadline,
-            |l| matches!(dialect.parse_reply(l), Ok(Some(Reply::BestMove(_))) | Err(_)),
+            |l| {
+                matches!(
+                    dialect.parse_reply(l),
+                    Ok(Some(Reply::BestMove(_))) | Err(_)
+                )
+            },
             |l| {
                 if let Ok(Some(Reply::Info(i))) = dialect.parse_reply(l) {
                     if i.string.is_some() {
@@ -347,7 +353,10 @@ fn handshake(
             ReadFault::Broken(r) => format!("'{}' {r} before {ok}", p.command),
         })?;
     if let Err(reason) = dialect.parse_reply(&last) {
-        return Err(format!("'{}' wrote a line that is {reason} before {ok}", p.command));
+        return Err(format!(
+            "'{}' wrote a line that is {reason} before {ok}",
+            p.command
+        ));
     }
     let declared = variants.clone().unwrap_or_else(|| {
         vec![settings

@@ -468,14 +468,13 @@ mod tests {
         let path = log_in("engine");
         // 17 MiB on stderr, then a last word.
         let script = "head -c 17825792 /dev/zero >&2; echo last-word >&2";
-        let mut p =
-            Process::start(
-                "sh",
-                &["-c".into(), script.into()],
-                Some(&path),
-                "quit".into(),
-            )
-            .expect("sh starts");
+        let mut p = Process::start(
+            "sh",
+            &["-c".into(), script.into()],
+            Some(&path),
+            "quit".into(),
+        )
+        .expect("sh starts");
         let until = Instant::now() + Duration::from_secs(60);
         while !p.stderr_done.load(std::sync::atomic::Ordering::SeqCst) {
             assert!(Instant::now() < until, "stderr never ended");

@@ -102,7 +102,8 @@ pub(super) const OPTIONS: &[AgentOption<ProgramSettings>] = &[
     AgentOption {
         key: "protocol",
         cost: Cost::Free,
-        help: "the protocol it speaks: uci (Aalina's UCI dialect, the default) or jsonl (JSON lines)",
+        help:
+            "the protocol it speaks: uci (Aalina's UCI dialect, the default) or jsonl (JSON lines)",
         set: |s, v| {
             s.protocol = crate::protocol::dialect(v)?;
             Ok(())
