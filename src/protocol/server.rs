@@ -827,6 +827,40 @@ mod tests {
     }
 
     #[test]
+    fn json_lines_are_served_through_the_same_server() {
+        let mut out = Vec::new();
+        let input = "{\"cmd\":\"hello\"}\n{\"cmd\":\"setoption\",\"name\":\"variant\",\"value\":\"wari\"}\n\
+                     go movetime 5\n{\"cmd\":\"position\",\"start\":\"startpos\",\"moves\":[\"C\"]}\n\
+                     {\"cmd\":\"go\",\"movetime\":5}\n";
+        serve(
+            &crate::protocol::jsonl::JsonLines,
+            &|r| build_agent("greedy", r),
+            Rules::abapa(),
+            0,
+            std::io::Cursor::new(input.as_bytes().to_vec()),
+            &mut out,
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], r#"{"reply":"id","name":"awale greedy"}"#, "{out}");
+        assert!(lines[2].starts_with(r#"{"reply":"option","name":"variant","type":"combo","default":"abapa","vars":["abapa""#), "{out}");
+        assert_eq!(lines[3], r#"{"reply":"hellook"}"#);
+        assert!(
+            lines[4].starts_with(r#"{"reply":"info","string":"error: not a command ("#)
+                && lines[4].ends_with(": 'go movetime 5'\"}"),
+            "{out}"
+        );
+        // North's house d after C: a legal move of wari's North.
+        let last = lines.last().unwrap();
+        assert!(
+            last.starts_with(r#"{"reply":"bestmove","move":""#)
+                && last.chars().nth(28).unwrap().is_ascii_lowercase(),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn the_variant_switches_the_rules() {
         let out = run(
             "greedy",

@@ -466,5 +466,13 @@ mod tests {
         };
         assert_eq!(i.string.as_deref(), Some("hello world"));
         assert_eq!(write_reply(&Reply::Info(i)), "info string hello world");
+        // A pv's moves end at the next field, letters though its name is.
+        let Some(Reply::Info(i)) = parse_reply("info pv A string Hash") else {
+            panic!()
+        };
+        assert_eq!(
+            (i.pv, i.string.as_deref()),
+            (vec!["A".into()], Some("Hash"))
+        );
     }
 }
