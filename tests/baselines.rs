@@ -257,7 +257,8 @@ fn the_network_search_gives_each_root_move_its_value_for_the_mover() {
     let rules = Rules::abapa();
     // South to move, 22 in its store: house F (one seed) sows into North's first house (two
     // seeds) and captures three, 25 of 48, a win.
-    let win = awale::protocol::uci::parse_fen(&rules, "3-3-3-3-3-1-2-2-2-2-1-1-22-0-S").unwrap();
+    let win =
+        awale::protocol::position::parse_fen(&rules, "3-3-3-3-3-1-2-2-2-2-1-1-22-0-S").unwrap();
     let mut after = win;
     after.apply(&rules, 5).unwrap();
     assert!(after.is_over() && after.winners(&rules) == vec![0]);

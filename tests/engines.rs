@@ -99,6 +99,35 @@ fn served(agent: &str, name: &str) -> AgentSpec {
     spec
 }
 
+/// `awale engine --protocol jsonl SPEC` as an engine spec speaking JSON lines.
+fn served_jsonl(agent: &str, name: &str) -> AgentSpec {
+    let mut spec = served(agent, name);
+    spec.options.retain(|(k, _)| k != "args");
+    spec.options
+        .push(("args".into(), format!("engine --protocol jsonl {agent}")));
+    spec.options.push(("protocol".into(), "jsonl".into()));
+    spec
+}
+
+/// An `engine:` spec for the JSON-lines test program of `mode`
+/// (`tests/engines/misbehave_jsonl.py`), with short times.
+fn jsonl_bot(mode: &str) -> AgentSpec {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/misbehave_jsonl.py");
+    let mut spec = AgentSpec::new("engine");
+    for (k, v) in [
+        ("cmd", "python3".to_string()),
+        ("args", format!("{} {mode}", script.display())),
+        ("protocol", "jsonl".into()),
+        ("movetime", "20".into()),
+        ("margin", "1000".into()),
+        ("init", "5000".into()),
+        ("name", "bot".into()),
+    ] {
+        spec.options.push((k.into(), v));
+    }
+    spec
+}
+
 fn tournament(rules: Rules, games: usize, threads: usize, out: Option<&Path>) -> TournamentConfig {
     let mut cfg = TournamentConfig::new(rules);
     cfg.run.games = games;
@@ -112,13 +141,18 @@ fn tournament(rules: Rules, games: usize, threads: usize, out: Option<&Path>) ->
 /// was lost by the bot by forfeit with `why` in the reason; then resumes the run (nothing to
 /// play) and returns the report.
 fn forfeits(file: &str, why: &str) -> TournamentReport {
+    forfeits_of(&bot(file, "bot"), file, why)
+}
+
+/// [`forfeits`] for any engine spec named `bot`, its run in the folder `file`.
+fn forfeits_of(spec: &AgentSpec, file: &str, why: &str) -> TournamentReport {
     std::env::set_var("AWALE_BIN", awale_bin());
     let rules = Rules::abapa();
     let dir = tempdir(file);
     let cfg = tournament(rules, 2, 2, Some(&dir));
     let make = || {
         vec![
-            entrant(&bot(file, "bot"), &rules).unwrap(),
+            entrant(spec, &rules).unwrap(),
             Entrant::from_spec_text("greedy", &rules).unwrap(),
         ]
     };
@@ -349,6 +383,136 @@ fn an_agent_behind_the_protocol_plays_the_games_it_plays_in_process() {
 }
 
 #[test]
+fn an_agent_behind_json_lines_plays_the_games_it_plays_in_process() {
+    alone(|| {
+        let rules = Rules::abapa();
+        let games = |first: Entrant| {
+            let entrants = vec![
+                first,
+                Entrant::from_spec_text("alphabeta:depth=2", &rules).unwrap(),
+            ];
+            let report = run(&tournament(rules, 4, 2, None), &entrants).unwrap();
+            assert!(report.games.iter().all(|g| g.forfeit.is_none()));
+            report
+                .games
+                .iter()
+                .map(|g| (g.index, g.record.moves.clone(), g.scores.clone()))
+                .collect::<Vec<_>>()
+        };
+        let inside = games(Entrant::from_spec_text("alphabeta:depth=4,name=ab4", &rules).unwrap());
+        let jsonl = games(entrant(&served_jsonl("alphabeta:depth=4", "ab4"), &rules).unwrap());
+        assert_eq!(inside, jsonl);
+        // Its thoughts come through too.
+        let mut agent = awale::agent_kinds::available()
+            .build(&served_jsonl("alphabeta:depth=5", "ab5"), &rules)
+            .unwrap();
+        agent.select(&Turn::from_game(&Game::new(rules))).unwrap();
+        let t = agent.thoughts().unwrap();
+        assert_eq!(t.depth, Some(5), "{t:?}");
+    });
+}
+
+#[test]
+fn random_over_json_lines_plays_a_match_to_its_end() {
+    alone(|| {
+        let rules = Rules::abapa();
+        let entrants = vec![
+            entrant(&served_jsonl("random", "random-jsonl"), &rules).unwrap(),
+            Entrant::from_spec_text("greedy", &rules).unwrap(),
+        ];
+        let report = run(&tournament(rules, 6, 2, None), &entrants).unwrap();
+        assert_eq!(report.games_played, 6);
+        for g in &report.games {
+            assert!(g.forfeit.is_none(), "{g:?}");
+            assert!(g.record.moves.len() > 4, "{g:?}");
+        }
+    });
+}
+
+#[test]
+fn a_json_lines_program_that_misbehaves_forfeits_with_the_reason() {
+    for (mode, why) in [
+        (
+            "garbage",
+            "wrote a line that is not a reply (expected value",
+        ),
+        ("badmove", "answered a bad move"),
+        ("illegal", "answered a bad move"),
+        ("unknown", "unknown field `ponder`"),
+        ("hang", "lost on time: no bestmove within 20 + 1000 ms"),
+    ] {
+        alone(|| {
+            let report = forfeits_of(&jsonl_bot(mode), &format!("jsonl-{mode}"), why);
+            if mode == "garbage" {
+                let reason = &report.games[0].forfeit.as_ref().unwrap().reason;
+                assert!(reason.contains("'bestmove C'"), "{reason}");
+            }
+        });
+    }
+    alone(|| {
+        // The same program, well behaved, plays its games; over UCI it is refused at once
+        // (its first line is no UCI reply: it never answers uciok).
+        let rules = Rules::abapa();
+        let entrants = vec![
+            entrant(&jsonl_bot("good"), &rules).unwrap(),
+            Entrant::from_spec_text("greedy", &rules).unwrap(),
+        ];
+        let report = run(&tournament(rules, 2, 1, None), &entrants).unwrap();
+        assert!(report.games.iter().all(|g| g.forfeit.is_none()));
+        let mut uci = jsonl_bot("good");
+        uci.options.retain(|(k, _)| k != "protocol" && k != "init");
+        uci.options.push(("init".into(), "500".into()));
+        let e = entrant(&uci, &rules).unwrap_err().to_string();
+        assert!(
+            e.contains("did not answer uci within") || e.contains("closed"),
+            "{e}"
+        );
+        let mut bad = jsonl_bot("good");
+        bad.options.retain(|(k, _)| k != "protocol");
+        bad.options.push(("protocol".into(), "xml".into()));
+        let e = entrant(&bad, &rules).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown protocol 'xml' (known: uci, jsonl)"),
+            "{e}"
+        );
+    });
+}
+
+/// The example bot of `python/awale/examples/jsonl_bot.py` (Python's standard library only)
+/// plays its games through the referee.
+#[test]
+fn the_python_json_lines_bot_plays_its_games() {
+    alone(|| {
+        let rules = Rules::abapa();
+        let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/awale/examples/jsonl_bot.py");
+        let spec: AgentSpec = format!(
+            "engine:cmd=python3,args={},protocol=jsonl,movetime=20,margin=2000,init=5000,name=bot",
+            bot.display()
+        )
+        .parse()
+        .unwrap();
+        let entrants = vec![
+            entrant(&spec, &rules).unwrap(),
+            Entrant::from_spec_text("greedy", &rules).unwrap(),
+        ];
+        let report = run(&tournament(rules, 4, 2, None), &entrants).unwrap();
+        assert_eq!(report.games_played, 4);
+        assert!(
+            report.games.iter().all(|g| g.forfeit.is_none()),
+            "{report:?}"
+        );
+        // Under wari too: it plays the legal moves it is sent, whatever the rules.
+        let wari = Rules::wari();
+        let entrants = vec![
+            entrant(&spec, &wari).unwrap(),
+            Entrant::from_spec_text("greedy", &wari).unwrap(),
+        ];
+        let report = run(&tournament(wari, 2, 1, None), &entrants).unwrap();
+        assert!(report.games.iter().all(|g| g.forfeit.is_none()));
+    });
+}
+
+#[test]
 fn an_engine_agent_plays_outside_a_tournament_and_reports_what_it_found() {
     alone(|| {
         let rules = Rules::abapa();
@@ -451,7 +615,7 @@ fn awale_engine_speaks_the_protocol() {
     let mut game = Game::new(Rules::abapa());
     game.apply(2).unwrap();
     game.apply(3).unwrap();
-    awale::protocol::uci::read_move(&Rules::abapa(), game.state(), mv).unwrap();
+    awale::protocol::position::read_move(&Rules::abapa(), game.state(), mv).unwrap();
     // The one legal move of the FEN (F), and nothing after an illegal list (C twice).
     assert_eq!(best[1], "bestmove F");
     assert!(text.contains("info string error:"), "{text}");

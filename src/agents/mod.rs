@@ -6,7 +6,7 @@
 //! | `greedy` | [`GreedyAgent`]: the best immediate gain, ties broken at random | all |
 //! | `alphabeta:depth=8` | [`AlphaBeta`]: negamax with iterative deepening and a transposition table | 2 players |
 //! | `mcts:sims=2000` | [`Mcts`]: UCT with random playouts, per-player returns (max^n) | all |
-//! | `engine:cmd=PATH` | [`ProgramAgent`](crate::protocol::referee::ProgramAgent): a program in another process, over UCI | 2 players, 6 houses |
+//! | `engine:cmd=PATH` | [`ProgramAgent`](crate::protocol::referee::ProgramAgent): a program in another process, over UCI or JSON lines | 2 players, 6 houses |
 //!
 //! Agents are built from text specs ([`spec`]) by the [`Registry`] ([`registry`]); each kind
 //! declares its options once, next to its agent, as an [`AgentKind`] ([`kind`]). Trained networks

@@ -1,5 +1,6 @@
-//! `awale engine SPEC`: any agent served as an engine over the UCI dialect on stdin/stdout
-//! ([`awale::protocol::server`]), for Aualé, Aalina's match tools or any referee.
+//! `awale engine SPEC`: any agent served as an engine over the UCI dialect (or JSON lines,
+//! `--protocol jsonl`) on stdin/stdout ([`awale::protocol::server`]), for Aualé, Aalina's match
+//! tools or any referee.
 
 use std::io;
 
@@ -14,13 +15,16 @@ is read on its own thread: isready is answered and stop obeyed during a search; 
 during go infinite ends that search first; lines over 64 KiB or not UTF-8 are skipped with an
 info string error. Anything that speaks it
 can play the agent: Aualé, Aalina's tools, another referee, or awale itself through an engine:
-spec. The protocol, with a transcript: docs/engines.md.
+spec. --protocol jsonl speaks the same messages as JSON lines ({\"cmd\":\"go\",\"movetime\":100} …
+{\"reply\":\"bestmove\",\"move\":\"C\"}; an engine: spec then says protocol=jsonl). The protocol, with
+a transcript: docs/engines.md.
 
 Examples:
   awale engine alphabeta:depth=8
   awale engine nn:baseline=abapa                 the shipped network (feature train)
   awale engine mcts:sims=2000 --rules wari       starts under wari (a referee may set another)
   printf 'uci\\nposition startpos moves C\\ngo movetime 100\\nquit\\n' | awale engine greedy
+  echo '{\"cmd\":\"go\",\"movetime\":100}' | awale engine --protocol jsonl greedy
 
 From awale's own tournaments, with a file engines.toml holding
   [ab8]
@@ -42,16 +46,20 @@ pub struct Args {
     /// The seed the agent is reset with at every new game (the same games give the same moves).
     #[arg(long, default_value_t = 0, value_name = "S")]
     pub seed: u64,
+    /// The protocol it speaks: uci (Aalina's UCI dialect) or jsonl (JSON lines).
+    #[arg(long, default_value = "uci", value_name = "NAME")]
+    pub protocol: String,
 }
 
 /// Runs `awale engine`.
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let dialect = awale::protocol::dialect(&args.protocol)?;
     let rules: Rules = args.rules.parse()?;
     let spec: AgentSpec = args.spec.parse()?;
     // `serve` builds the agent before it reads a command: a bad spec fails there, with its reason.
     let factory = awale::agent_kinds::available().factory(&spec)?;
     let make = move |rules: &Rules| factory(&spec, rules);
     let input = io::BufReader::with_capacity(64 * 1024, io::stdin());
-    awale::protocol::server::serve(&make, rules, args.seed, input, io::stdout())?;
+    awale::protocol::server::serve(dialect, &make, rules, args.seed, input, io::stdout())?;
     Ok(())
 }

@@ -65,7 +65,7 @@ pub enum Command {
     /// Score each move of a game record that the endgame table covers against perfect play.
     Analyze(tablebase::AnalyzeArgs),
     /// Serve any agent as an engine over the UCI dialect on stdin/stdout (Aalina's, for Aualé
-    /// and other referees).
+    /// and other referees; or JSON lines, --protocol jsonl).
     Engine(engine::Args),
     /// A local web page to play against any agent, watch agents play and replay games (and
     /// its JSON API).

@@ -176,13 +176,13 @@ fn capture_text(info: &awale::MoveInfo) -> String {
     s
 }
 
-/// Why an agent that forfeits failed, escaped for the terminal ([`awale::protocol::uci::printable`]).
+/// Why an agent that forfeits failed, escaped for the terminal ([`awale::protocol::printable`]).
 fn forfeit_reason(e: awale::AwaleError) -> String {
     let reason = match e {
         awale::AwaleError::AgentFailed { reason, .. } => reason,
         other => other.to_string(),
     };
-    awale::protocol::uci::printable(&reason).into_owned()
+    awale::protocol::printable(&reason).into_owned()
 }
 
 /// Plays one session, reading the person's moves from `input` and writing to `out`.
@@ -248,7 +248,7 @@ pub fn session(
                         out,
                         "{} ({}) failed and forfeits: {why}",
                         player_name(&rules, mover),
-                        awale::protocol::uci::printable(&agent.name())
+                        awale::protocol::printable(&agent.name())
                     )?;
                     forfeit = Some((mover, why));
                     break 'game;

@@ -1,6 +1,8 @@
-//! Any agent as an engine: [`serve`] speaks the UCI dialect of [`crate::protocol::uci`] on a reader and
-//! a writer (`awale engine SPEC` gives it stdin and stdout), so that Aualé, Aalina's match tools,
-//! another referee — or this project's own `engine:` agent — can play it.
+//! Any agent as an engine: [`serve`] speaks a dialect of [`crate::protocol`] (UCI, Aalina's, or
+//! JSON lines), through [`Dialect`] only, on a reader and a writer (`awale engine [--protocol
+//! NAME] SPEC` gives it stdin and stdout), so that Aualé, Aalina's match tools, another referee —
+//! or this project's own `engine:` agent — can play it. The commands below are named as UCI
+//! writes them; every dialect has the same.
 //!
 //! Input is read on a thread of its own, always, a line at a time: a line longer than
 //! [`MAX_LINE`] bytes is skipped to its end without being kept, a line that is not UTF-8 is
@@ -21,17 +23,18 @@
 //!   commands wait, more are dropped with an error.
 //!
 //! `ucinewgame` resets the agent with the server's seed, so that the same games give the same
-//! moves. Bad commands are answered `info string error: …` (quoting at most 200 characters of
-//! the command, control characters escaped: [`uci::message::excerpt`]) and change nothing;
+//! moves. Bad commands are answered `info string error: …` (an `info` whose string is
+//! `error: …`, quoting at most 200 characters of the command, control characters escaped:
+//! [`excerpt`]) and change nothing;
 //! after a bad `position`, `go` answers `bestmove 0000` until a good one comes.
 //!
 //! ```
-//! use awale::protocol::server::serve;
+//! use awale::protocol::{server::serve, uci::Uci};
 //! use awale::agents::build_agent;
 //! use awale::Rules;
 //! let input = "uci\nisready\nposition startpos moves Cd\ngo movetime 50\nquit\n";
 //! let mut out = Vec::new();
-//! serve(&|rules| build_agent("alphabeta:depth=2", rules), Rules::abapa(), 0, input.as_bytes(), &mut out).unwrap();
+//! serve(&Uci, &|rules| build_agent("alphabeta:depth=2", rules), Rules::abapa(), 0, input.as_bytes(), &mut out).unwrap();
 //! let out = String::from_utf8(out).unwrap();
 //! assert!(out.contains("uciok") && out.contains("readyok"));
 //! assert!(out.lines().last().unwrap().starts_with("bestmove "));
@@ -48,8 +51,9 @@ use crate::agents::{Agent, StopSignal, Turn};
 use crate::error::{AwaleError, Result};
 use crate::game::Game;
 use crate::presets::PRESET_SPECS;
-use crate::protocol::uci::message::excerpt;
-use crate::protocol::uci::{self, Command, Info, Start};
+use crate::protocol::message::{excerpt, QUOTED_CHARS};
+use crate::protocol::position;
+use crate::protocol::{Command, Dialect, Go, Info, Reply, Start};
 use crate::rules::Rules;
 
 /// The longest command line read, in bytes, its `\n` or `\r\n` not counted (the referee's own
@@ -72,10 +76,16 @@ const READ_AHEAD: usize = 64;
 /// Builds the served agent for a rule set.
 pub type MakeAgent<'a> = &'a (dyn Fn(&Rules) -> Result<Box<dyn Agent>> + Sync);
 
-type Out<W> = Mutex<W>;
+/// The output and the dialect its replies are written in.
+struct Out<W> {
+    writer: Mutex<W>,
+    dialect: &'static dyn Dialect,
+}
 
-fn say<W: Write>(out: &Out<W>, line: &str) -> Result<()> {
-    let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+/// Writes `reply` as the dialect does, one line, flushed.
+fn say<W: Write>(out: &Out<W>, reply: &Reply) -> Result<()> {
+    let line = out.dialect.write_reply(reply);
+    let mut w = out.writer.lock().unwrap_or_else(|e| e.into_inner());
     writeln!(w, "{line}")
         .and_then(|_| w.flush())
         .map_err(|e| AwaleError::Io {
@@ -86,10 +96,23 @@ fn say<W: Write>(out: &Out<W>, line: &str) -> Result<()> {
 
 /// Answers `info string error: REASON`, the reason cut to one short printable line.
 fn say_error<W: Write>(out: &Out<W>, reason: &str) -> Result<()> {
+    say_text(out, format!("error: {}", excerpt(reason, MAX_ANSWER_CHARS)))
+}
+
+/// Answers `info string TEXT`.
+fn say_text<W: Write>(out: &Out<W>, text: String) -> Result<()> {
     say(
         out,
-        &format!("info string error: {}", excerpt(reason, MAX_ANSWER_CHARS)),
+        &Reply::Info(Info {
+            string: Some(text),
+            ..Info::default()
+        }),
     )
+}
+
+/// Answers `bestmove MOVE` (`0000`: no move).
+fn say_move<W: Write>(out: &Out<W>, mv: String) -> Result<()> {
+    say(out, &Reply::BestMove(mv))
 }
 
 /// What the server is told: a line read, or how reading ended, or that the search answered.
@@ -231,18 +254,19 @@ struct Server<'a, 's, 'env, W: Write + Send> {
     out: &'env Out<W>,
 }
 
-/// Serves the agent `make` builds, under `rules` until the referee sets `UCI_Variant`, reading
-/// commands from `input` (on a thread of its own) and answering on `output`, until `quit` or the
-/// end of the input. After `quit`, that thread stays blocked on `input` until a line or its end
-/// comes (a process that exits ends it).
+/// Serves the agent `make` builds in `dialect`, under `rules` until the referee sets the variant
+/// option (`UCI_Variant`), reading commands from `input` (on a thread of its own) and answering
+/// on `output`, until `quit` or the end of the input. After `quit`, that thread stays blocked on
+/// `input` until a line or its end comes (a process that exits ends it).
 pub fn serve<W: Write + Send>(
+    dialect: &'static dyn Dialect,
     make: MakeAgent<'_>,
     rules: Rules,
     seed: u64,
     input: impl BufRead + Send + 'static,
     output: W,
 ) -> Result<()> {
-    if let Some(reason) = uci::unfit_rules(&rules) {
+    if let Some(reason) = position::unfit_rules(&rules) {
         return Err(AwaleError::InvalidRules(reason));
     }
     let mut agent = make(&rules)?;
@@ -256,7 +280,10 @@ pub fn serve<W: Write + Send>(
             path: "the referee's pipe".into(),
             reason: format!("cannot start a reader thread: {e}"),
         })?;
-    let out = Mutex::new(output);
+    let out = Out {
+        writer: Mutex::new(output),
+        dialect,
+    };
     std::thread::scope(|scope| {
         let mut server = Server {
             scope,
@@ -309,7 +336,7 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
                     self.out,
                     &format!(
                         "a line that is not UTF-8 (skipped): '{}'",
-                        excerpt(&text, uci::message::QUOTED_CHARS)
+                        excerpt(&text, QUOTED_CHARS)
                     ),
                 )?,
                 Event::End(error) => {
@@ -339,12 +366,12 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
         if line.trim().is_empty() {
             return Ok(());
         }
-        let command = match Command::parse(&line) {
+        let command = match self.out.dialect.parse_command(&line) {
             Ok(command) => command,
             Err(reason) => return say_error(self.out, &reason),
         };
         match command {
-            Command::IsReady => say(self.out, "readyok"),
+            Command::IsReady => say(self.out, &Reply::ReadyOk),
             Command::Stop => {
                 self.stop();
                 Ok(())
@@ -388,7 +415,7 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
                 break;
             };
             self.waiting_bytes -= next.line.len() + WAITING_OVERHEAD;
-            match Command::parse(&next.line) {
+            match self.out.dialect.parse_command(&next.line) {
                 Ok(command) => self.handle(command, next.stopped)?,
                 Err(reason) => say_error(self.out, &reason)?,
             }
@@ -417,27 +444,33 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
         match command {
             Command::Uci => {
                 let name = self.agent.as_ref().map_or(String::new(), |a| a.name());
-                say(self.out, &format!("id name awale {name}"))?;
-                say(self.out, "id author the awale authors")?;
-                let vars: String = PRESET_SPECS
+                for (key, value) in [
+                    ("name", format!("awale {name}")),
+                    ("author", "the awale authors".to_string()),
+                ] {
+                    let key = key.to_string();
+                    say(self.out, &Reply::Id { key, value })?;
+                }
+                let vars = PRESET_SPECS
                     .iter()
                     .filter(|s| {
                         s.parse::<Rules>()
-                            .is_ok_and(|r| uci::unfit_rules(&r).is_none())
+                            .is_ok_and(|r| position::unfit_rules(&r).is_none())
                     })
-                    .map(|s| format!(" var {s}"))
+                    .map(|s| s.to_string())
                     .collect();
                 say(
                     self.out,
-                    &format!(
-                        "option name {} type combo default {}{vars}",
-                        uci::VARIANT_OPTION,
-                        self.rules
-                    ),
+                    &Reply::Option {
+                        name: self.out.dialect.variant_option().to_string(),
+                        kind: "combo".into(),
+                        default: Some(self.rules.to_string()),
+                        vars,
+                    },
                 )?;
-                say(self.out, "uciok")
+                say(self.out, &Reply::UciOk)
             }
-            Command::IsReady => say(self.out, "readyok"),
+            Command::IsReady => say(self.out, &Reply::ReadyOk),
             Command::NewGame => {
                 if let Some(a) = self.agent.as_mut() {
                     a.reset(self.seed);
@@ -446,7 +479,7 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
                 Ok(())
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            Command::Position { start, moves } => {
+            Command::Position { start, moves, .. } => {
                 self.game = match self.position(&start, &moves) {
                     Ok(game) => Some(game),
                     Err(e) => {
@@ -462,17 +495,14 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<()> {
-        if name != uci::VARIANT_OPTION {
+        if name != self.out.dialect.variant_option() {
             return say_error(
                 self.out,
-                &format!(
-                    "unknown option '{}'",
-                    excerpt(name, uci::message::QUOTED_CHARS)
-                ),
+                &format!("unknown option '{}'", excerpt(name, QUOTED_CHARS)),
             );
         }
         let rules = match value.unwrap_or("").parse::<Rules>() {
-            Ok(r) => match uci::unfit_rules(&r) {
+            Ok(r) => match position::unfit_rules(&r) {
                 None => r,
                 Some(reason) => return say_error(self.out, &reason),
             },
@@ -508,7 +538,7 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
         }
         let state = match start {
             Start::StartPos => Game::new(self.rules).state().to_owned(),
-            Start::Fen(fen) => uci::parse_fen(&self.rules, fen)?,
+            Start::Fen(fen) => position::parse_fen(&self.rules, fen)?,
         };
         let mut game = Game::from_state(self.rules, state);
         for mv in moves {
@@ -518,31 +548,31 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
                     reason: "the game is over before this move".into(),
                 });
             }
-            let house = uci::read_move(&self.rules, game.state(), mv)?;
+            let house = position::read_move(&self.rules, game.state(), mv)?;
             game.apply(house)?;
         }
         Ok(game)
     }
 
     /// Starts a search on the current position, on a thread of its own.
-    fn go(&mut self, go: &uci::Go, stopped: bool) -> Result<()> {
+    fn go(&mut self, go: &Go, stopped: bool) -> Result<()> {
         let Some(game) = self.game.clone().filter(|g| !g.is_over()) else {
             if self.game.is_none() {
                 say_error(self.out, "no valid position")?;
             }
-            return say(self.out, "bestmove 0000");
+            return say_move(self.out, "0000".into());
         };
         let Some(mut agent) = self.agent.take() else {
-            return say(self.out, "bestmove 0000");
+            return say_move(self.out, "0000".into());
         };
         let stop = StopSignal::new();
         agent.set_stop(stop.clone());
         if !agent.set_depth_limit(go.depth) {
             if let Some(depth) = go.depth {
                 let name = agent.name();
-                say(
+                say_text(
                     self.out,
-                    &format!("info string {name} has no depth: go depth {depth} ignored"),
+                    format!("{name} has no depth: go depth {depth} ignored"),
                 )?;
             }
         }
@@ -580,16 +610,16 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
                             pv: Vec::new(),
                             string: Some(t.summary.clone()),
                         };
-                        let _ = say(out, &info.to_string());
+                        let _ = say(out, &Reply::Info(info));
                     }
-                    format!("bestmove {}", uci::write_move(&rules, game.state(), house))
+                    position::write_move(&rules, game.state(), house)
                 }
                 Err(e) => {
                     let _ = say_error(out, &e.to_string());
-                    "bestmove 0000".to_string()
+                    "0000".to_string()
                 }
             };
-            let _ = say(out, &answer);
+            let _ = say_move(out, answer);
             agent
         });
         self.search = Some(SearchThread {
@@ -625,6 +655,7 @@ mod tests {
     fn run(spec: &str, input: &str) -> String {
         let mut out = Vec::new();
         serve(
+            &crate::protocol::uci::Uci,
             &|r| build_agent(spec, r),
             Rules::abapa(),
             0,
@@ -679,6 +710,7 @@ mod tests {
             let (from_server, output) = std::io::pipe().unwrap();
             let server = std::thread::spawn(move || {
                 serve(
+                    &crate::protocol::uci::Uci,
                     &|r| build_agent(spec, r),
                     Rules::abapa(),
                     0,
@@ -792,6 +824,40 @@ mod tests {
         );
         assert!(out.contains("unknown option 'Hash'"), "{out}");
         assert!(out.contains("2 players"), "{out}");
+    }
+
+    #[test]
+    fn json_lines_are_served_through_the_same_server() {
+        let mut out = Vec::new();
+        let input = "{\"cmd\":\"hello\"}\n{\"cmd\":\"setoption\",\"name\":\"variant\",\"value\":\"wari\"}\n\
+                     go movetime 5\n{\"cmd\":\"position\",\"start\":\"startpos\",\"moves\":[\"C\"]}\n\
+                     {\"cmd\":\"go\",\"movetime\":5}\n";
+        serve(
+            &crate::protocol::jsonl::JsonLines,
+            &|r| build_agent("greedy", r),
+            Rules::abapa(),
+            0,
+            std::io::Cursor::new(input.as_bytes().to_vec()),
+            &mut out,
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], r#"{"reply":"id","name":"awale greedy"}"#, "{out}");
+        assert!(lines[2].starts_with(r#"{"reply":"option","name":"variant","type":"combo","default":"abapa","vars":["abapa""#), "{out}");
+        assert_eq!(lines[3], r#"{"reply":"hellook"}"#);
+        assert!(
+            lines[4].starts_with(r#"{"reply":"info","string":"error: not a command ("#)
+                && lines[4].ends_with(": 'go movetime 5'\"}"),
+            "{out}"
+        );
+        // North's house d after C: a legal move of wari's North.
+        let last = lines.last().unwrap();
+        assert!(
+            last.starts_with(r#"{"reply":"bestmove","move":""#)
+                && last.chars().nth(28).unwrap().is_ascii_lowercase(),
+            "{out}"
+        );
     }
 
     #[test]

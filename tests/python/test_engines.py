@@ -74,6 +74,19 @@ def test_the_example_bot_plays_through_the_protocol():
     assert set(again.names) == {"greedy", "random"}
 
 
+def test_the_json_lines_bot_plays_through_the_protocol():
+    spec = f"engine:cmd={sys.executable},args=-m awale.examples.jsonl_bot,protocol=jsonl,movetime=100,name=jbot"
+    with awale.Agent(spec) as bot:
+        game = awale.Game()
+        for _ in range(10):
+            game.apply(bot.select(game))
+    result = awale.tournament([spec, "random"], games=4, seed=3, threads=2)
+    assert set(result.names) == {"jbot", "random"}
+    assert all(g["end"] != "forfeit" for g in result.game_results)
+    with pytest.raises(ValueError, match="unknown protocol 'xml' \\(known: uci, jsonl\\)"):
+        awale.Agent(spec.replace("protocol=jsonl", "protocol=xml"))
+
+
 def test_a_crashing_engine_loses_by_forfeit_and_the_run_goes_on():
     spec = f"engine:cmd={CRASH},args=crash,movetime=20,margin=200,name=crash"
     result = awale.tournament([spec, "greedy"], games=2, threads=1)

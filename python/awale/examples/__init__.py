@@ -1,6 +1,7 @@
 """Examples shipped in the wheel, to run and to copy:
 
-    python -m awale.examples.uci_bot   # a bot speaking the engine protocol (docs/engines.md)
+    python -m awale.examples.uci_bot     # a bot speaking the engine protocol (docs/engines.md)
+    python -m awale.examples.jsonl_bot   # the same as JSON lines, standard library only
 
 Importing this package imports none of them.
 """

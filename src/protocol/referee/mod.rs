@@ -1,5 +1,6 @@
-//! `engine:`: an agent that is a program in another process, spoken to in the UCI dialect of
-//! [`crate::protocol::uci`] (Aalina's). It plays wherever an agent spec is accepted — tournaments,
+//! `engine:`: an agent that is a program in another process, spoken to in a dialect of
+//! [`crate::protocol`] (`protocol=uci`, Aalina's UCI, the default; `protocol=jsonl`, JSON
+//! lines), through [`Dialect`] only. It plays wherever an agent spec is accepted — tournaments,
 //! matches, ladders, the scorecard, `awale play`, Python — except `awale serve`, which never runs
 //! a program a client names.
 //!
@@ -22,8 +23,9 @@
 //! **Stale answers.** Before every `go` the referee sends `isready` and reads up to `readyok`: a
 //! `bestmove` there (a second answer, one before `go`) is a fault, never the next move.
 //!
-//! **Rules.** The dialect writes 2-player boards of 6 houses. An engine says which rule sets it
-//! plays in a combo option `UCI_Variant` (it is set before the first game); one that lists none
+//! **Rules.** The messages carry 2-player boards of 6 houses. An engine says which rule sets it
+//! plays in a combo option (`UCI_Variant` in UCI, [`Dialect::variant_option`]; it is set before
+//! the first game); one that lists none
 //! plays `rules=` (default abapa, Aalina's). Building the agent for other rules is refused, before
 //! any game: the first agent of a pool starts its engine and checks it.
 //!
@@ -55,7 +57,8 @@ use crate::agents::kind::{AgentKind, Shared};
 use crate::agents::registry::Registry;
 use crate::agents::{no_move, Agent, AgentSpec, Thoughts, Turn};
 use crate::error::{AwaleError, Result};
-use crate::protocol::uci::{self, Command, Go, Reply, Start};
+use crate::protocol::message::{excerpt, printable, QUOTED_CHARS};
+use crate::protocol::{position, Command, Dialect, Go, Info, Reply, Start};
 use crate::rules::Rules;
 use crate::state::State;
 
@@ -63,7 +66,7 @@ use crate::state::State;
 /// Python `Agent`) share a pool of processes, killed when the plan and its agents are gone.
 pub static KIND: AgentKind<ProgramSettings> = AgentKind {
     kind: "engine",
-    summary: "a program in another process, over the UCI dialect (docs/engines.md)",
+    summary: "a program in another process, over UCI or JSON lines (docs/engines.md)",
     options: settings::OPTIONS,
     defaults: ProgramSettings::default,
     instant: false,
@@ -153,7 +156,7 @@ impl ProgramAgent {
         if settings.cmd.is_none() {
             return Err(spec.error("engine needs cmd=PROGRAM (or file=ENGINES.toml,id=NAME)"));
         }
-        if let Some(reason) = uci::unfit_rules(rules) {
+        if let Some(reason) = position::unfit_rules(rules) {
             return Err(spec.error(reason));
         }
         let mut agent = ProgramAgent {
@@ -201,7 +204,8 @@ impl ProgramAgent {
             }
         }
         let cmd = self.settings.cmd.clone().unwrap_or_default();
-        let mut p = Process::start(&cmd, &self.settings.args, self.log.as_deref())?;
+        let quit = self.settings.protocol.write_command(&Command::Quit);
+        let mut p = Process::start(&cmd, &self.settings.args, self.log.as_deref(), quit)?;
         handshake(&mut p, &self.settings, &self.rules)?;
         self.process = Some(p);
         Ok(())
@@ -219,9 +223,10 @@ impl ProgramAgent {
             })
         });
         match (follows, self.line.as_mut()) {
-            (Some(h), Some(line)) => line
-                .moves
-                .push(uci::write_move(&rules, &line.after_mine, h)),
+            (Some(h), Some(line)) => {
+                line.moves
+                    .push(position::write_move(&rules, &line.after_mine, h))
+            }
             _ => {
                 self.line = Some(Line {
                     start: *state,
@@ -234,11 +239,12 @@ impl ProgramAgent {
         let start = if same_position(&line.start, &State::initial(&rules, 0)) {
             Start::StartPos
         } else {
-            Start::Fen(uci::format_fen(&rules, &line.start))
+            Start::Fen(position::format_fen(&rules, &line.start))
         };
         Command::Position {
             start,
             moves: line.moves.clone(),
+            legal: Some(position::legal_moves(&rules, state)),
         }
     }
 
@@ -248,7 +254,8 @@ impl ProgramAgent {
     /// to the last `go`, or one before this `go`) is a fault, never taken as this move.
     fn ask(&mut self, state: &State) -> std::result::Result<String, String> {
         self.connect()?;
-        let position = self.position(state).to_string();
+        let dialect = self.settings.protocol;
+        let position = self.position(state);
         let movetime = self.settings.movetime_ms;
         let go = Command::Go(Go {
             movetime: Some(movetime),
@@ -257,21 +264,26 @@ impl ProgramAgent {
         let init = Duration::from_millis(self.settings.init_ms);
         let p = self.process.as_mut().ok_or("no process")?;
         if self.new_game {
-            p.send(&Command::NewGame.to_string())?;
+            send(p, dialect, &Command::NewGame)?;
         }
-        p.send(&position)?;
-        ready(p, init)?;
+        send(p, dialect, &position)?;
+        ready(p, dialect, init)?;
         self.new_game = false;
-        p.send(&go.to_string())?;
+        send(p, dialect, &go)?;
         let deadline = Instant::now() + Duration::from_millis(movetime + self.settings.margin_ms);
         // The last line with a depth or a score, and the last `string …` (either line).
-        let mut info = uci::Info::default();
+        let mut info = Info::default();
         let mut text: Option<String> = None;
         let answer = p.read_until(
             deadline,
-            |l| matches!(Reply::parse(l), Some(Reply::BestMove(_))),
             |l| {
-                if let Some(Reply::Info(i)) = Reply::parse(l) {
+                matches!(
+                    dialect.parse_reply(l),
+                    Ok(Some(Reply::BestMove(_))) | Err(_)
+                )
+            },
+            |l| {
+                if let Ok(Some(Reply::Info(i))) = dialect.parse_reply(l) {
                     if i.string.is_some() {
                         text.clone_from(&i.string);
                     }
@@ -283,9 +295,10 @@ impl ProgramAgent {
         );
         self.thoughts = thoughts(&info, text.as_deref());
         match answer {
-            Ok(line) => match Reply::parse(&line) {
-                Some(Reply::BestMove(mv)) => Ok(mv),
-                _ => Err(format!("unexpected answer '{}'", uci::printable(&line))),
+            Ok(line) => match dialect.parse_reply(&line) {
+                Ok(Some(Reply::BestMove(mv))) => Ok(mv),
+                Err(reason) => Err(format!("wrote a line that is {reason}")),
+                _ => Err(format!("unexpected answer '{}'", printable(&line))),
             },
             Err(ReadFault::Timeout) => Err(format!(
                 "lost on time: no bestmove within {movetime} + {} ms",
@@ -301,35 +314,55 @@ fn same_position(a: &State, b: &State) -> bool {
     a.pits() == b.pits() && a.scores() == b.scores() && a.to_move() == b.to_move()
 }
 
+/// Sends `command` as its dialect writes it.
+fn send(
+    p: &mut Process,
+    dialect: &dyn Dialect,
+    command: &Command,
+) -> std::result::Result<(), String> {
+    p.send(&dialect.write_command(command))
+}
+
 /// `uci` … `uciok`, the rules checked and set, the file's options set, `isready` … `readyok`.
+/// A line the dialect forbids (JSON lines: one that is not a reply) is a fault.
 fn handshake(
     p: &mut Process,
     settings: &ProgramSettings,
     rules: &Rules,
 ) -> std::result::Result<(), String> {
+    let dialect = settings.protocol;
     let init = Duration::from_millis(settings.init_ms);
-    p.send(&Command::Uci.to_string())?;
+    send(p, dialect, &Command::Uci)?;
     let mut variants: Option<Vec<String>> = None;
-    p.read_until(
-        Instant::now() + init,
-        |l| Reply::parse(l) == Some(Reply::UciOk),
-        |l| {
-            if let Some(Reply::Option { name, vars, .. }) = Reply::parse(l) {
-                if name == uci::VARIANT_OPTION {
-                    variants = Some(vars);
+    let hello = dialect.write_command(&Command::Uci);
+    let ok = dialect.write_reply(&Reply::UciOk);
+    let last = p
+        .read_until(
+            Instant::now() + init,
+            |l| matches!(dialect.parse_reply(l), Ok(Some(Reply::UciOk)) | Err(_)),
+            |l| {
+                if let Ok(Some(Reply::Option { name, vars, .. })) = dialect.parse_reply(l) {
+                    if name == dialect.variant_option() {
+                        variants = Some(vars);
+                    }
                 }
-            }
-        },
-    )
-    .map_err(|f| match f {
-        ReadFault::Timeout => format!("'{}' did not answer uci within {init:?}", p.command),
-        ReadFault::Broken(r) => format!("'{}' {r} before uciok", p.command),
-    })?;
+            },
+        )
+        .map_err(|f| match f {
+            ReadFault::Timeout => format!("'{}' did not answer {hello} within {init:?}", p.command),
+            ReadFault::Broken(r) => format!("'{}' {r} before {ok}", p.command),
+        })?;
+    if let Err(reason) = dialect.parse_reply(&last) {
+        return Err(format!(
+            "'{}' wrote a line that is {reason} before {ok}",
+            p.command
+        ));
+    }
     let declared = variants.clone().unwrap_or_else(|| {
         vec![settings
             .rules
             .clone()
-            .unwrap_or_else(|| uci::DEFAULT_VARIANT.to_string())]
+            .unwrap_or_else(|| crate::protocol::message::DEFAULT_VARIANT.to_string())]
     });
     let fits = |name: &String| {
         name.parse::<Rules>().is_ok_and(|v| {
@@ -342,52 +375,75 @@ fn handshake(
         return Err(format!(
             "'{}' plays {} but the game's rules are '{rules}'{}",
             p.command,
-            uci::printable(&declared.join(", ")),
+            printable(&declared.join(", ")),
             if variants.is_none() {
-                " (it lists no UCI_Variant option; rules= says what it plays)"
+                format!(
+                    " (it lists no {} option; rules= says what it plays)",
+                    dialect.variant_option()
+                )
             } else {
-                ""
+                String::new()
             }
         ));
     };
     if variants.is_some() {
-        set_option(p, uci::VARIANT_OPTION, &variant)?;
+        set_option(p, dialect, dialect.variant_option(), &variant)?;
     }
     for (name, value) in &settings.options {
-        set_option(p, name, value)?;
+        set_option(p, dialect, name, value)?;
     }
-    ready(p, init)
+    ready(p, dialect, init)
 }
 
 /// Sends `setoption name NAME value VALUE`, refused when the name or value would break the line
 /// (a line end or NUL in it would send a command of its own; [`settings::check_option`]).
-fn set_option(p: &mut Process, name: &str, value: &str) -> std::result::Result<(), String> {
+fn set_option(
+    p: &mut Process,
+    dialect: &dyn Dialect,
+    name: &str,
+    value: &str,
+) -> std::result::Result<(), String> {
     settings::check_option(name, value)?;
-    p.send(
+    send(
+        p,
+        dialect,
         &Command::SetOption {
             name: name.into(),
             value: Some(value.into()),
-        }
-        .to_string(),
+        },
     )
 }
 
 /// `isready`, then waits for `readyok`, dropping the lines before it; a `bestmove` among them
-/// is a fault ([`unasked`]): no move was asked for.
-fn ready(p: &mut Process, within: Duration) -> std::result::Result<(), String> {
-    p.send(&Command::IsReady.to_string())?;
+/// is a fault ([`unasked`]): no move was asked for. So is a line the dialect forbids.
+fn ready(
+    p: &mut Process,
+    dialect: &dyn Dialect,
+    within: Duration,
+) -> std::result::Result<(), String> {
+    send(p, dialect, &Command::IsReady)?;
+    let ok = dialect.write_reply(&Reply::ReadyOk);
     let line = p
         .read_until(
             Instant::now() + within,
-            |l| matches!(Reply::parse(l), Some(Reply::ReadyOk | Reply::BestMove(_))),
+            |l| {
+                matches!(
+                    dialect.parse_reply(l),
+                    Ok(Some(Reply::ReadyOk | Reply::BestMove(_))) | Err(_)
+                )
+            },
             |_| {},
         )
         .map_err(|f| match f {
-            ReadFault::Timeout => format!("did not answer isready within {within:?}"),
-            ReadFault::Broken(r) => format!("{r} before readyok"),
+            ReadFault::Timeout => format!(
+                "did not answer {} within {within:?}",
+                dialect.write_command(&Command::IsReady)
+            ),
+            ReadFault::Broken(r) => format!("{r} before {ok}"),
         })?;
-    match Reply::parse(&line) {
-        Some(Reply::BestMove(_)) => Err(unasked(&line)),
+    match dialect.parse_reply(&line) {
+        Ok(Some(Reply::BestMove(_))) => Err(unasked(&line)),
+        Err(reason) => Err(format!("wrote a line that is {reason} before {ok}")),
         _ => Ok(()),
     }
 }
@@ -396,14 +452,14 @@ fn ready(p: &mut Process, within: Duration) -> std::result::Result<(), String> {
 fn unasked(line: &str) -> String {
     format!(
         "wrote '{}' when no move was asked for (a second answer to a go, or one before go)",
-        crate::protocol::uci::message::excerpt(line, crate::protocol::uci::message::QUOTED_CHARS)
+        excerpt(line, QUOTED_CHARS)
     )
 }
 
 /// What the engine said while it searched, as [`Thoughts`]: `info`, its last line with a depth
 /// or a score, and `text`, its last `info string …` (escaped and cut as an answer quotes text:
 /// it goes to a terminal, a web page). None when it said neither.
-fn thoughts(info: &uci::Info, text: Option<&str>) -> Option<Thoughts> {
+fn thoughts(info: &Info, text: Option<&str>) -> Option<Thoughts> {
     let text = text.map(str::trim).filter(|t| !t.is_empty());
     if info.depth.is_none() && info.score_cp.is_none() && text.is_none() {
         return None;
@@ -420,7 +476,7 @@ fn thoughts(info: &uci::Info, text: Option<&str>) -> Option<Thoughts> {
         summary.push_str(&format!(", {n} nodes"));
     }
     if let Some(t) = text {
-        let t = uci::message::excerpt(t, uci::message::QUOTED_CHARS);
+        let t = excerpt(t, QUOTED_CHARS);
         let sep = if summary == "engine" { ":" } else { ";" };
         summary.push_str(&format!("{sep} {t}"));
     }
@@ -459,11 +515,11 @@ impl Agent for ProgramAgent {
         if answer.is_empty() || answer == "0000" {
             return Err(self.fail(format!(
                 "answered bestmove {answer} (no move) where {} can be played",
-                uci::legal_text(&rules, state)
+                position::legal_text(&rules, state)
             )));
         }
-        let house = uci::read_move(&rules, state, &answer).map_err(|e| {
-            let e = uci::printable(&e.to_string()).into_owned();
+        let house = position::read_move(&rules, state, &answer).map_err(|e| {
+            let e = printable(&e.to_string()).into_owned();
             self.fail(format!("answered a bad move: {e}"))
         })?;
         let mut after = *state;
@@ -512,16 +568,16 @@ impl Drop for ProgramAgent {
 mod tests {
     use super::*;
 
-    fn info(line: &str) -> uci::Info {
-        match Reply::parse(line) {
-            Some(Reply::Info(i)) => i,
+    fn info(line: &str) -> Info {
+        match crate::protocol::uci::Uci.parse_reply(line) {
+            Ok(Some(Reply::Info(i))) => i,
             other => panic!("{line}: {other:?}"),
         }
     }
 
     #[test]
     fn thoughts_hold_the_last_numbers_and_the_last_text() {
-        let none = uci::Info::default();
+        let none = Info::default();
         assert_eq!(thoughts(&none, None), None);
         assert_eq!(thoughts(&none, Some("  ")), None);
         let t = thoughts(&none, Some("hello")).unwrap();

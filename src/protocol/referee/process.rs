@@ -57,11 +57,19 @@ pub(super) struct Process {
     reaped: bool,
     /// The command, for messages.
     pub(super) command: String,
+    /// The line that asks it to quit, in its dialect.
+    quit_line: String,
 }
 
 impl Process {
-    /// Starts `cmd args…`, its stderr appended to `log` when given.
-    pub(super) fn start(cmd: &str, args: &[String], log: Option<&Path>) -> Result<Process, String> {
+    /// Starts `cmd args…`, its stderr appended to `log` when given; `quit_line` asks it to quit
+    /// (its dialect's `quit`).
+    pub(super) fn start(
+        cmd: &str,
+        args: &[String],
+        log: Option<&Path>,
+        quit_line: String,
+    ) -> Result<Process, String> {
         // The log first: a path that cannot be one (a FIFO, a link) starts nothing.
         let log_file = match log {
             Some(path) => Some(LogFile::open(path)?),
@@ -92,7 +100,7 @@ impl Process {
             .collect::<Vec<_>>()
             .join(" ");
         // An engines file gives the command: printed in errors, so escaped.
-        let shown = crate::protocol::uci::printable(&shown).into_owned();
+        let shown = crate::protocol::printable(&shown).into_owned();
         let mut child = {
             // Started and registered under the sweep's lock: never taken for an orphan.
             let mut programs = super::tree::lock();
@@ -149,6 +157,7 @@ impl Process {
             stderr_done,
             reaped: false,
             command: shown,
+            quit_line,
         };
         if let Err(e) = spawned.and(spawned_err) {
             process.kill();
@@ -238,7 +247,7 @@ impl Process {
         }
     }
 
-    /// The last lines of its stderr, on one line, escaped ([`crate::protocol::uci::printable`]): it is
+    /// The last lines of its stderr, on one line, escaped ([`crate::protocol::printable`]): it is
     /// printed in errors, and an engine's stderr may hold terminal escape sequences.
     pub(super) fn stderr_tail(&self) -> String {
         let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
@@ -247,7 +256,7 @@ impl Process {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        crate::protocol::uci::printable(&words).into_owned()
+        crate::protocol::printable(&words).into_owned()
     }
 
     /// Whether it still runs.
@@ -256,13 +265,14 @@ impl Process {
     }
 
     /// Kills what it started (while it still holds it: once it exits, its orphans leave its
-    /// tree), asks it to quit (`quit`, then up to `grace`), then kills its whole process group
+    /// tree), asks it to quit (its quit line, then up to `grace`), then kills its whole process group
     /// and reaps it.
     pub(super) fn quit(mut self, grace: Duration) {
         if let Ok(pid) = i32::try_from(self.child.id()) {
             super::tree::kill_tree(pid);
         }
-        let _ = self.send("quit");
+        let quit = std::mem::take(&mut self.quit_line);
+        let _ = self.send(&quit);
         self.stdin = None;
         let until = Instant::now() + grace;
         while Instant::now() < until {
@@ -458,8 +468,13 @@ mod tests {
         let path = log_in("engine");
         // 17 MiB on stderr, then a last word.
         let script = "head -c 17825792 /dev/zero >&2; echo last-word >&2";
-        let mut p =
-            Process::start("sh", &["-c".into(), script.into()], Some(&path)).expect("sh starts");
+        let mut p = Process::start(
+            "sh",
+            &["-c".into(), script.into()],
+            Some(&path),
+            "quit".into(),
+        )
+        .expect("sh starts");
         let until = Instant::now() + Duration::from_secs(60);
         while !p.stderr_done.load(std::sync::atomic::Ordering::SeqCst) {
             assert!(Instant::now() < until, "stderr never ended");

@@ -4,13 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::kind::{whole, AgentOption, Cost};
-use crate::protocol::uci::printable;
+use crate::protocol::{printable, uci, Dialect};
 
 /// The settings of an engine agent (`engine:cmd=PATH,movetime=100`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProgramSettings {
     /// The program: a path, or a name looked up on `PATH`.
     pub cmd: Option<String>,
+    /// The dialect it speaks (`protocol=uci|jsonl`, default uci).
+    pub protocol: &'static dyn Dialect,
     /// Its arguments.
     pub args: Vec<String>,
     /// Milliseconds per move, sent as `go movetime N`.
@@ -36,6 +38,7 @@ impl Default for ProgramSettings {
     fn default() -> ProgramSettings {
         ProgramSettings {
             cmd: None,
+            protocol: &uci::Uci,
             args: Vec::new(),
             movetime_ms: 100,
             margin_ms: 1000,
@@ -95,6 +98,17 @@ pub(super) const OPTIONS: &[AgentOption<ProgramSettings>] = &[
             Ok(())
         },
         show: |s| s.cmd.clone(),
+    },
+    AgentOption {
+        key: "protocol",
+        cost: Cost::Free,
+        help:
+            "the protocol it speaks: uci (Aalina's UCI dialect, the default) or jsonl (JSON lines)",
+        set: |s, v| {
+            s.protocol = crate::protocol::dialect(v)?;
+            Ok(())
+        },
+        show: |s| Some(s.protocol.name().to_string()),
     },
     AgentOption {
         key: "args",
@@ -165,6 +179,7 @@ struct FileEntry {
     cmd: String,
     #[serde(default)]
     args: Vec<String>,
+    protocol: Option<String>,
     movetime: Option<u64>,
     margin: Option<u64>,
     init: Option<u64>,
@@ -206,6 +221,10 @@ impl ProgramSettings {
             },
         );
         self.args = entry.args;
+        if let Some(name) = &entry.protocol {
+            self.protocol = crate::protocol::dialect(name)
+                .map_err(|why| format!("{} [{id}]: {why}", file.display()))?;
+        }
         for (ms, slot) in [
             (entry.movetime, &mut self.movetime_ms),
             (entry.margin, &mut self.margin_ms),

@@ -1,18 +1,18 @@
-//! Positions and moves as the UCI dialect writes them: the FEN `4-4-4-4-4-4-4-4-4-4-4-4-0-0-S`
-//! (South's houses `A`–`F`, North's `a`–`f`, both in sowing order, South's store, North's store,
-//! the side to move `S` or `N`) and move lists `FaBf` (one letter a move, written without spaces
-//! by Aalina; spaces are accepted when read).
+//! Positions and moves as every protocol's messages carry them: the FEN
+//! `4-4-4-4-4-4-4-4-4-4-4-4-0-0-S` (South's houses `A`–`F`, North's `a`–`f`, both in sowing
+//! order, South's store, North's store, the side to move `S` or `N`) and moves of one letter
+//! (`C`, `d`), whatever the dialect writes around them.
 
 use crate::error::{AwaleError, Result};
 use crate::notation::{format_move, parse_move};
 use crate::rules::Rules;
 use crate::state::State;
 
-/// Why these rules cannot be written in the dialect: only two players with six houses each
+/// Why these rules cannot be written in the messages: only two players with six houses each
 /// (twelve houses and two stores) fit its FEN. `None` when they fit.
 ///
 /// ```
-/// use awale::protocol::uci::unfit_rules;
+/// use awale::protocol::position::unfit_rules;
 /// use awale::Rules;
 /// assert!(unfit_rules(&Rules::abapa()).is_none());
 /// assert!(unfit_rules(&Rules::oware(3).unwrap()).unwrap().contains("2 players"));
@@ -37,7 +37,7 @@ fn bad(text: &str, reason: impl Into<String>) -> AwaleError {
 /// Writes `state` as a FEN: twelve houses, two stores, the side to move.
 ///
 /// ```
-/// use awale::protocol::uci::{format_fen, parse_fen};
+/// use awale::protocol::position::{format_fen, parse_fen};
 /// use awale::{Rules, State};
 /// let rules = Rules::abapa();
 /// let start = State::initial(&rules, 0);
@@ -96,20 +96,7 @@ pub fn parse_fen(rules: &Rules, text: &str) -> Result<State> {
     State::from_parts(rules, pits, stores, to_move, 0).map_err(|reason| bad(text, reason))
 }
 
-/// Splits a move list into moves: `FaBf`, `F a B f` and `Fa Bf` all give `F`, `a`, `B`, `f`.
-///
-/// ```
-/// assert_eq!(awale::protocol::uci::split_moves(&["Fa", "B", "f"]), ["F", "a", "B", "f"]);
-/// ```
-pub fn split_moves(words: &[&str]) -> Vec<String> {
-    words
-        .iter()
-        .flat_map(|w| w.chars())
-        .map(|c| c.to_string())
-        .collect()
-}
-
-/// Plays a move written in the dialect (`C`, `d`) from `state`: the mover's house, checked
+/// Plays a move as the messages write it (`C`, `d`) from `state`: the mover's house, checked
 /// legal. Returns the house (0-based in the mover's row).
 pub fn read_move(rules: &Rules, state: &State, text: &str) -> Result<usize> {
     let house = parse_move(rules, state.to_move(), text)?;
@@ -125,8 +112,13 @@ pub fn read_move(rules: &Rules, state: &State, text: &str) -> Result<usize> {
     Ok(house)
 }
 
-/// The legal moves of `state` in the dialect, e.g. `ABDF`.
+/// The legal moves of `state` as the messages write them, e.g. `ABDF`.
 pub fn legal_text(rules: &Rules, state: &State) -> String {
+    legal_moves(rules, state).concat()
+}
+
+/// The legal moves of `state` as the messages write them, one letter each (`A`, `B`, `D`, `F`).
+pub fn legal_moves(rules: &Rules, state: &State) -> Vec<String> {
     state
         .legal_moves(rules)
         .iter()
@@ -134,7 +126,7 @@ pub fn legal_text(rules: &Rules, state: &State) -> String {
         .collect()
 }
 
-/// Writes house `house` of the player to move in the dialect.
+/// Writes house `house` of the player to move as the messages do.
 pub fn write_move(rules: &Rules, state: &State, house: usize) -> String {
     format_move(rules, state.to_move(), house)
 }
