@@ -17,8 +17,8 @@ pub(super) const SERVER_TABLES: &str = "server";
 /// The operator's limits (the `--max-*` flags of `awale serve`).
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Longest move in milliseconds (`--move-time-ms`): `move_time_ms` above it, or 0 (no limit), is
-    /// refused; agents that take `move_time_ms` get it when their spec has none.
+    /// Longest move in milliseconds (`--move-time-ms`): `move_time_ms` above it, or 0 (no
+    /// limit), is refused; agents that take `move_time_ms` get it when their spec has none.
     pub move_time_ms: u64,
     /// Deepest search (`alphabeta:depth`, `perfect:fallback_depth`).
     pub depth: u64,

@@ -7,8 +7,8 @@
 //! answers `uci` or `isready`, crashes, closes its output, hangs past its time, floods its output,
 //! writes an over-long line, answers an unparsable or illegal move — is an error of its
 //! [`Agent::select`] naming what happened, and [`Agent::forfeits`] is true: a tournament records
-//! the game as lost by forfeit (on time, for a move past `move_time_ms + margin`) and plays on. After
-//! a fault the process is killed; the next game starts a new one.
+//! the game as lost by forfeit (on time, for a move past `move_time_ms + margin`) and plays on.
+//! After a fault the process is killed; the next game starts a new one.
 //!
 //! **Processes.** The agents built from one spec share a pool: each game thread keeps one process
 //! per seat between games (`ucinewgame` starts the next), so a tournament starts each engine once
