@@ -36,17 +36,17 @@ fn tabled() -> Rules {
 }
 
 /// A perfect agent on a small table of `rules`, searching with alpha-beta outside it.
-fn perfect(rules: &Rules, time_ms: u64) -> PerfectAgent {
+fn perfect(rules: &Rules, move_time_ms: u64) -> PerfectAgent {
     let table = Arc::new(Tablebase::build(rules, 4, 1, &|_| {}).unwrap());
     PerfectAgent::new(table, rules, 20, 0)
         .unwrap()
-        .with_fallback_time_ms(time_ms)
+        .with_fallback_move_time_ms(move_time_ms)
 }
 
 const LIMITED: [&str; 3] = [
-    "mcts:sims=1,playout_plies=1000000000,time_ms=200",
-    "mcts:expand=child,sims=1,playout_plies=1000000000,time_ms=200",
-    "alphabeta:depth=40,time_ms=200",
+    "mcts:sims=1,playout_plies=1000000000,move_time_ms=200",
+    "mcts:expand=child,sims=1,playout_plies=1000000000,move_time_ms=200",
+    "alphabeta:depth=40,move_time_ms=200",
 ];
 
 #[test]
@@ -60,10 +60,13 @@ fn every_searching_agent_keeps_to_its_move_time() {
     }
     let mut agent = perfect(&tabled(), 200);
     let t = timed_move(&mut agent, &tabled());
-    assert!(t < limit, "perfect:fallback_depth=20,time_ms=200: {t:?}");
+    assert!(
+        t < limit,
+        "perfect:fallback_depth=20,move_time_ms=200: {t:?}"
+    );
     // The option as a spec.
     let agent = build_agent(
-        "perfect:fallback_depth=3,time_ms=200,dir=/nonexistent",
+        "perfect:fallback_depth=3,move_time_ms=200,dir=/nonexistent",
         &rules,
     );
     let e = agent.err().unwrap().to_string();

@@ -369,10 +369,10 @@ fn search_limits_are_respected() {
         (r.best, r.value, r.depth, r.nodes),
         (again.best, again.value, again.depth, again.nodes)
     );
-    // A tiny time budget still returns a legal move (depth 1 always completes).
+    // A tiny move time still returns a legal move (depth 1 always completes).
     let mut quick = AlphaBeta::new(AlphaBetaSettings {
         depth: 40,
-        time_ms: 1,
+        move_time_ms: 1,
         ..Default::default()
     });
     let r = quick.search(&turn).unwrap();
@@ -380,7 +380,7 @@ fn search_limits_are_respected() {
     let mut m = Mcts::new(
         MctsConfig {
             sims: 1_000_000,
-            time_ms: 1,
+            move_time_ms: 1,
             ..Default::default()
         },
         0,
@@ -494,7 +494,7 @@ fn the_guided_mcts_is_reproducible_and_keeps_to_its_time() {
     let mut m = Mcts::new(
         MctsConfig {
             sims: u32::MAX,
-            time_ms: 50,
+            move_time_ms: 50,
             playout_plies: 100_000,
             ..Default::default()
         },

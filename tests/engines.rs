@@ -78,7 +78,7 @@ fn bot(mode: &str, name: &str) -> AgentSpec {
     for (k, v) in [
         ("cmd", cmd),
         ("args", mode.to_string()),
-        ("movetime", "20".into()),
+        ("move_time_ms", "20".into()),
         ("margin", "200".into()),
         ("init", "2000".into()),
         ("name", name.into()),
@@ -94,7 +94,7 @@ fn served(agent: &str, name: &str) -> AgentSpec {
     spec.options.push(("cmd".into(), awale_bin().into()));
     spec.options
         .push(("args".into(), format!("engine {agent}")));
-    spec.options.push(("movetime".into(), "5000".into()));
+    spec.options.push(("move_time_ms".into(), "5000".into()));
     spec.options.push(("name".into(), name.into()));
     spec
 }
@@ -349,14 +349,25 @@ fn engines_that_cannot_play_are_refused_before_a_game() {
             .unwrap_err()
             .to_string();
         assert!(e.contains("2 players"), "{e}");
-        let e = entrant(&"engine:movetime=5".parse().unwrap(), &rules)
+        let e = entrant(&"engine:move_time_ms=5".parse().unwrap(), &rules)
             .unwrap_err()
             .to_string();
         assert!(e.contains("cmd="), "{e}");
-        let e = entrant(&"engine:cmd=x,movetime=99999999".parse().unwrap(), &rules)
+        let e = entrant(
+            &"engine:cmd=x,move_time_ms=99999999".parse().unwrap(),
+            &rules,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("more than an hour"), "{e}");
+        // The old key is refused with its new name, never read silently.
+        let e = entrant(&"engine:cmd=x,movetime=100".parse().unwrap(), &rules)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("more than an hour"), "{e}");
+        assert!(
+            e.contains("unknown option 'movetime' for engine: it was renamed 'move_time_ms'"),
+            "{e}"
+        );
     });
 }
 
@@ -486,7 +497,7 @@ fn the_python_json_lines_bot_plays_its_games() {
         let rules = Rules::abapa();
         let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/awale/examples/jsonl_bot.py");
         let spec: AgentSpec = format!(
-            "engine:cmd=python3,args={},protocol=jsonl,movetime=20,margin=2000,init=5000,name=bot",
+            "engine:cmd=python3,args={},protocol=jsonl,move_time_ms=20,margin=2000,init=5000,name=bot",
             bot.display()
         )
         .parse()
@@ -543,7 +554,7 @@ fn an_engine_that_only_says_text_has_that_text_for_thoughts() {
         for (k, v) in [
             ("cmd", "python3".to_string()),
             ("args", script.display().to_string()),
-            ("movetime", "20".into()),
+            ("move_time_ms", "20".into()),
             ("margin", "2000".into()),
             ("init", "5000".into()),
             ("name", "strings".into()),
@@ -626,7 +637,7 @@ fn awale_engine_speaks_the_protocol() {
 /// to `record`.
 fn play_against(mode: &str, rules: &str, input: &str, record: &Path) -> std::process::Output {
     let opponent = format!(
-        "engine:cmd={},args={mode},movetime=20,margin=200,init=2000,name=bot",
+        "engine:cmd={},args={mode},move_time_ms=20,margin=200,init=2000,name=bot",
         misbehave().display()
     );
     let mut child = Command::new(awale_bin())
@@ -687,7 +698,7 @@ fn an_engine_that_crashes_in_awale_play_forfeits_and_the_person_keeps_the_game()
 fn binary_match(mode: &str) -> PathBuf {
     let dir = tempdir(mode);
     let spec = format!(
-        "engine:cmd={},args={mode},movetime=20,margin=200,init=2000,name=bot",
+        "engine:cmd={},args={mode},move_time_ms=20,margin=200,init=2000,name=bot",
         misbehave().display()
     );
     let out = Command::new(awale_bin())

@@ -438,7 +438,7 @@ fn concurrent_games_are_independent() {
 #[test]
 fn a_slow_agent_does_not_block_the_server() {
     // `perfect` outside its tables falls back on alpha-beta: at depth 30 from the start it
-    // thinks for the whole move time (the server gives it `time_ms`), while other requests are
+    // thinks for the whole move time (the server gives it `move_time_ms`), while other requests are
     // served; asking again while it thinks answers 202 at once, undo 409.
     let tables = tiny_tables("slow");
     let srv = Server::start(&[
@@ -498,9 +498,9 @@ fn clients_cannot_choose_the_servers_resources() {
     let seats = |agent: &str| json!({"rules": "abapa", "seats": ["human", agent]});
     // Every costly option over its cap: 403 with the option and the flag that raises it.
     for (agent, reason) in [
-        ("alphabeta:time_ms=0", "time_ms=0"),
-        ("alphabeta:time_ms=60000", "--move-time-ms"),
-        ("mcts:time_ms=0", "time_ms=0"),
+        ("alphabeta:move_time_ms=0", "move_time_ms=0"),
+        ("alphabeta:move_time_ms=60000", "--move-time-ms"),
+        ("mcts:move_time_ms=0", "move_time_ms=0"),
         ("alphabeta:depth=31", "--max-depth"),
         ("perfect:fallback_depth=64", "--max-depth"),
         ("mcts:sims=4000000000", "--max-sims"),
@@ -612,7 +612,7 @@ fn clients_cannot_choose_the_servers_resources() {
     // The limits are public.
     let (_, v) = call(&srv, "GET", "/api/agents", None);
     assert_eq!(v["limits"]["thinking"], 1, "{v}");
-    assert_eq!(v["limits"]["time_ms"], 1000, "{v}");
+    assert_eq!(v["limits"]["move_time_ms"], 1000, "{v}");
     assert_eq!(v["tablebase"], true, "{v}");
     std::fs::remove_dir_all(&tables).ok();
 }

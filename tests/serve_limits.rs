@@ -91,7 +91,10 @@ fn rules_that_make_games_unbounded_are_refused_or_capped() {
     // option's cost class, not its kind, decides its cap).
     let (status, v) = new(
         "abapa:capture=200-200,cycle=ignore,max_plies=500",
-        json!(["mcts:sims=1,playout_plies=1000000000,time_ms=200", "human"]),
+        json!([
+            "mcts:sims=1,playout_plies=1000000000,move_time_ms=200",
+            "human"
+        ]),
     );
     assert_eq!(status, 201, "{v}");
     let (took, _) = timed_agent_move(srv.addr, v["id"].as_str().unwrap());

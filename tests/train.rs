@@ -824,7 +824,7 @@ fn the_network_agent_keeps_to_its_move_time_and_stops_on_its_signal() {
     let legal = |mv: usize| s.legal_mask(&rules) >> mv & 1 == 1;
     for kind in [SearchKind::Gumbel, SearchKind::Puct] {
         let mut agent =
-            NnAgent::new(core.clone(), "nn", 1_000_000, settings(kind)).with_time_ms(200);
+            NnAgent::new(core.clone(), "nn", 1_000_000, settings(kind)).with_move_time_ms(200);
         let t = Instant::now();
         let mv = agent.select(&Turn::new(&rules, &s)).unwrap();
         assert!(
@@ -860,7 +860,9 @@ fn the_network_agent_keeps_to_its_move_time_and_stops_on_its_signal() {
     // The option through the registry is known.
     let e = awale::network::registry()
         .build(
-            &"nn:path=/nonexistent.ckpt,time_ms=100".parse().unwrap(),
+            &"nn:path=/nonexistent.ckpt,move_time_ms=100"
+                .parse()
+                .unwrap(),
             &rules,
         )
         .err()

@@ -520,9 +520,9 @@ class Game:
         """Plays a move in move notation; returns its house index."""
     def undo(self, plies: int = 1) -> None:
         """Takes back the last ``plies`` moves; ``ValueError`` when fewer were played."""
-    def hint(self, time_ms: int = 1000) -> dict[str, Any]:
+    def hint(self, move_time_ms: int = 1000) -> dict[str, Any]:
         """The hint for the player to move: alpha-beta depth 8 (MCTS with 2,000 simulations
-        with more players) within ``time_ms`` (0: no limit): ``house``, ``move``, ``summary``,
+        with more players) within ``move_time_ms`` (0: no limit): ``house``, ``move``, ``summary``,
         ``value``, ``unit``."""
     def returns(self) -> list[float]: ...
     def winners(self) -> list[int]: ...

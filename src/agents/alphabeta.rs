@@ -17,7 +17,7 @@
 //!   found near the ply limit or next to a repetition is never reused where it does not hold.
 //! - **Move ordering**: the transposition-table move, then captures by size, killer moves and the
 //!   history heuristic.
-//! - **Limits**: `depth` always; `nodes`, `time_ms` and the stop signal ([`Agent::set_stop`])
+//! - **Limits**: `depth` always; `nodes`, `move_time_ms` and the stop signal ([`Agent::set_stop`])
 //!   stop the search between nodes (read every [`CHECK_NODES`] nodes, well under a millisecond),
 //!   and the move of the last completed iteration is played (depth 1 always completes). Node
 //!   limits are reproducible, time limits are not.
@@ -63,7 +63,7 @@ const MAX_PLY: usize = 256;
 /// of search.
 pub const CHECK_NODES: u64 = 1024;
 
-/// Settings of an [`AlphaBeta`] search (spec `alphabeta:depth=8,nodes=..,time_ms=..,tt_mb=..,eval=..`).
+/// Settings of an [`AlphaBeta`] search (spec `alphabeta:depth=8,nodes=..,move_time_ms=..,tt_mb=..,eval=..`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AlphaBetaSettings {
     /// Deepest iteration, in plies (at least 1).
@@ -71,7 +71,7 @@ pub struct AlphaBetaSettings {
     /// Stop after about this many nodes per move; 0 for no limit.
     pub nodes: u64,
     /// Stop after about this many milliseconds per move; 0 for no limit.
-    pub time_ms: u64,
+    pub move_time_ms: u64,
     /// Size of the transposition table in MiB; 0 turns it off.
     pub tt_mb: usize,
     /// The evaluation below the horizon.
@@ -83,7 +83,7 @@ impl Default for AlphaBetaSettings {
         AlphaBetaSettings {
             depth: 6,
             nodes: 0,
-            time_ms: 0,
+            move_time_ms: 0,
             tt_mb: 16,
             eval: Evaluator::default(),
         }
@@ -305,7 +305,7 @@ impl AlphaBeta {
         self.next_check = 0;
         self.stop = false;
         self.deadline =
-            (self.cfg.time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.time_ms));
+            (self.cfg.move_time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.move_time_ms));
         for h in self.history.iter_mut().flatten() {
             *h /= 8;
         }
@@ -645,10 +645,10 @@ impl AlphaBeta {
             || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Sets the time budget per move (`time_ms`; 0 for none), for agents that search with
+    /// Sets the move time (`move_time_ms`; 0 for none), for agents that search with
     /// alpha-beta (`perfect`'s fallback).
-    pub(crate) fn set_time_ms(&mut self, time_ms: u64) {
-        self.cfg.time_ms = time_ms;
+    pub(crate) fn set_move_time_ms(&mut self, move_time_ms: u64) {
+        self.cfg.move_time_ms = move_time_ms;
     }
 
     #[inline]
@@ -811,14 +811,14 @@ pub static KIND: AgentKind<AlphaBetaConfig> = AgentKind {
             show: |s| Some(s.search.nodes.to_string()),
         },
         AgentOption {
-            key: "time_ms",
-            cost: Cost::TimeMs,
-            help: "time budget per move in ms, 0 = none",
+            key: "move_time_ms",
+            cost: Cost::MoveTimeMs,
+            help: "the move time in milliseconds, 0 = none",
             set: |s, v| {
-                s.search.time_ms = kind::whole(v)?;
+                s.search.move_time_ms = kind::whole(v)?;
                 Ok(())
             },
-            show: |s| Some(s.search.time_ms.to_string()),
+            show: |s| Some(s.search.move_time_ms.to_string()),
         },
         AgentOption {
             key: "tt_mb",

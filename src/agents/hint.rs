@@ -13,7 +13,7 @@ use crate::game::Game;
 pub const HINT_TT_MB: usize = 4;
 
 /// The hint for the player to move in `game`: alpha-beta to depth 8 with two players, MCTS
-/// with 2,000 simulations otherwise, within `time_ms` milliseconds (0: no limit); its move (a
+/// with 2,000 simulations otherwise, within `move_time_ms` milliseconds (0: no limit); its move (a
 /// house, 0-based in the mover's row) and its thoughts. An error when the game is over.
 ///
 /// ```
@@ -24,12 +24,12 @@ pub const HINT_TT_MB: usize = 4;
 /// assert!(game.legal_moves().contains(&house));
 /// assert!(thoughts.summary.contains("depth"));
 /// ```
-pub fn hint(game: &Game, time_ms: u64) -> Result<(usize, Thoughts)> {
+pub fn hint(game: &Game, move_time_ms: u64) -> Result<(usize, Thoughts)> {
     let turn = Turn::from_game(game);
     if game.rules().players == 2 {
         let mut ab = AlphaBeta::new(AlphaBetaSettings {
             depth: 8,
-            time_ms,
+            move_time_ms,
             tt_mb: HINT_TT_MB,
             ..Default::default()
         });
@@ -39,7 +39,7 @@ pub fn hint(game: &Game, time_ms: u64) -> Result<(usize, Thoughts)> {
         let mut mcts = Mcts::new(
             MctsConfig {
                 sims: 2000,
-                time_ms,
+                move_time_ms,
                 ..Default::default()
             },
             game.moves().len() as u64,

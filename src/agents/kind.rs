@@ -50,7 +50,7 @@ pub enum Cost {
     #[default]
     Free,
     /// Thinking time per move, in milliseconds.
-    TimeMs,
+    MoveTimeMs,
     /// Search depth, in plies.
     Depth,
     /// Simulations per move (a tree of as many nodes).
@@ -71,7 +71,7 @@ impl Cost {
     pub fn is_amount(self) -> bool {
         matches!(
             self,
-            Cost::TimeMs | Cost::Depth | Cost::Simulations | Cost::MemoryMb
+            Cost::MoveTimeMs | Cost::Depth | Cost::Simulations | Cost::MemoryMb
         )
     }
 }
@@ -322,6 +322,25 @@ pub trait Kind: Send + Sync {
     fn options(&self) -> Vec<OptionInfo>;
     /// Parses `spec` (its keys already checked) into a plan.
     fn plan(&self, spec: &AgentSpec) -> Result<Plan>;
+}
+
+/// Option keys that were renamed, old → new: a spec that still writes an old key is refused
+/// with an error naming the new one (never read as the new key silently).
+pub const RENAMED_OPTIONS: &[(&str, &str)] =
+    &[("time_ms", "move_time_ms"), ("movetime", "move_time_ms")];
+
+/// The key that option `old` was renamed to, if it was ([`RENAMED_OPTIONS`]).
+///
+/// ```
+/// use awale::agents::kind::renamed_option;
+/// assert_eq!(renamed_option("time_ms"), Some("move_time_ms"));
+/// assert_eq!(renamed_option("depth"), None);
+/// ```
+pub fn renamed_option(old: &str) -> Option<&'static str> {
+    RENAMED_OPTIONS
+        .iter()
+        .find(|(o, _)| *o == old)
+        .map(|(_, new)| *new)
 }
 
 /// A spec value as a whole number.

@@ -15,7 +15,7 @@
 //! same way, and a repetition (in the tree, from the game's own history on, or within a
 //! playout) ends the game as the rules say. The move played is
 //! the most visited child of the root (ties: the better mean return, then the lower house).
-//! `time_ms` (and the stop signal, [`Agent::set_stop`]) is read before every simulation and
+//! `move_time_ms` (and the stop signal, [`Agent::set_stop`]) is read before every simulation and
 //! every [`CHECK_PLIES`](super::playout::CHECK_PLIES) plies of a playout; a playout cut by it is adjudicated like one cut off
 //! at `playout_plies`. At least one simulation runs.
 //!
@@ -43,13 +43,13 @@ use crate::rules::Rules;
 use crate::search::{check_sims, Backup, Expansion, Policy, Search, SearchSettings, Uct};
 use crate::utility::Utility;
 
-/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,time_ms=..,c=..,playout_plies=..,expand=..,utility=..`).
+/// Settings of an [`Mcts`] search (spec `mcts:sims=2000,move_time_ms=..,c=..,playout_plies=..,expand=..,utility=..`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MctsConfig {
-    /// Simulations per move (at least 1); with `time_ms`, whichever ends first.
+    /// Simulations per move (at least 1); with `move_time_ms`, whichever ends first.
     pub sims: u32,
     /// Stop after about this many milliseconds per move; 0 for no limit.
-    pub time_ms: u64,
+    pub move_time_ms: u64,
     /// The exploration constant (returns lie in [-1, 1]).
     pub c: f32,
     /// Most random plies in one playout before it is adjudicated by the stores.
@@ -65,7 +65,7 @@ impl Default for MctsConfig {
     fn default() -> Self {
         MctsConfig {
             sims: 1000,
-            time_ms: 0,
+            move_time_ms: 0,
             c: 1.4,
             playout_plies: 300,
             expansion: Expansion::Node,
@@ -190,7 +190,8 @@ impl Mcts {
                 elapsed: t0.elapsed(),
             });
         }
-        let deadline = (self.cfg.time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.time_ms));
+        let deadline =
+            (self.cfg.move_time_ms > 0).then(|| t0 + Duration::from_millis(self.cfg.move_time_ms));
         let (best, sims, children) = self.guided(rules, root, turn.history, deadline);
         Ok(MctsResult {
             best,
@@ -284,14 +285,14 @@ pub static KIND: AgentKind<MctsConfig> = AgentKind {
             show: |c| Some(c.sims.to_string()),
         },
         AgentOption {
-            key: "time_ms",
-            cost: Cost::TimeMs,
-            help: "time budget per move in ms, 0 = none",
+            key: "move_time_ms",
+            cost: Cost::MoveTimeMs,
+            help: "the move time in milliseconds, 0 = none",
             set: |c, v| {
-                c.time_ms = kind::whole(v)?;
+                c.move_time_ms = kind::whole(v)?;
                 Ok(())
             },
-            show: |c| Some(c.time_ms.to_string()),
+            show: |c| Some(c.move_time_ms.to_string()),
         },
         AgentOption {
             key: "c",

@@ -138,7 +138,7 @@ pub trait Agent: Send {
 
     /// Hands the agent a [`StopSignal`] to read while it thinks. From now on, each
     /// [`Agent::select`] ends soon (well under 10 ms) after `stop.stop()` and plays its best
-    /// move found so far, exactly as when its own clock (`time_ms`) runs out; with the signal
+    /// move found so far, exactly as when its own clock (`move_time_ms`) runs out; with the signal
     /// already raised, `select` still plays a legal move (the search's first candidate: one
     /// simulation, depth 1), never an error. The default does nothing: for agents that do not
     /// think (random, greedy).

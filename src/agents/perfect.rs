@@ -1,6 +1,6 @@
 //! The perfect agent: plays the endgame table's best moves (ties broken at random by its
 //! seed). Outside the table it refuses with a clear error, or hands the turn to alpha-beta when
-//! given a fallback depth (within `time_ms` when given one, and stopped by its stop signal).
+//! given a fallback depth (within `move_time_ms` when given one, and stopped by its stop signal).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -76,11 +76,11 @@ impl PerfectAgent {
         })
     }
 
-    /// Limits each fallback search to about `time_ms` milliseconds (0, the default: no limit
+    /// Limits each fallback search to about `move_time_ms` milliseconds (0, the default: no limit
     /// but its depth). The table's moves take no search.
-    pub fn with_fallback_time_ms(mut self, time_ms: u64) -> PerfectAgent {
+    pub fn with_fallback_move_time_ms(mut self, move_time_ms: u64) -> PerfectAgent {
         if let Some(ab) = &mut self.fallback {
-            ab.set_time_ms(time_ms);
+            ab.set_move_time_ms(move_time_ms);
         }
         self
     }
@@ -174,8 +174,8 @@ pub struct PerfectSettings {
     pub dir: String,
     /// Alpha-beta depth outside the table, 0 = refuse such positions (`fallback_depth=`).
     pub fallback_depth: u32,
-    /// The fallback search's time budget per move in ms, 0 = none (`time_ms=`).
-    pub time_ms: u64,
+    /// The fallback search's move time in milliseconds, 0 = none (`move_time_ms=`).
+    pub move_time_ms: u64,
 }
 
 impl Default for PerfectSettings {
@@ -183,7 +183,7 @@ impl Default for PerfectSettings {
         PerfectSettings {
             dir: crate::tablebase::DEFAULT_DIR.to_string(),
             fallback_depth: 0,
-            time_ms: 0,
+            move_time_ms: 0,
         }
     }
 }
@@ -218,14 +218,14 @@ pub static KIND: AgentKind<PerfectSettings> = AgentKind {
             show: |s| Some(s.fallback_depth.to_string()),
         },
         AgentOption {
-            key: "time_ms",
-            cost: Cost::TimeMs,
-            help: "time budget per move of the fallback search in ms, 0 = none",
+            key: "move_time_ms",
+            cost: Cost::MoveTimeMs,
+            help: "the move time of the fallback search in milliseconds, 0 = none",
             set: |s, v| {
-                s.time_ms = kind::whole(v)?;
+                s.move_time_ms = kind::whole(v)?;
                 Ok(())
             },
-            show: |s| Some(s.time_ms.to_string()),
+            show: |s| Some(s.move_time_ms.to_string()),
         },
     ],
     defaults: PerfectSettings::default,
@@ -245,7 +245,7 @@ pub static KIND: AgentKind<PerfectSettings> = AgentKind {
             .map_err(|e| spec.error(e.to_string()))?;
         let agent = PerfectAgent::new(table, rules, settings.fallback_depth, spec.u64_or("seed", 0)?)
             .map_err(|e| spec.error(e.to_string()))?
-            .with_fallback_time_ms(settings.time_ms);
+            .with_fallback_move_time_ms(settings.move_time_ms);
         Ok(Box::new(agent))
     },
 };

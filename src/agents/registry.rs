@@ -257,7 +257,14 @@ impl Registry {
                 ))
             })?;
         for (k, _) in &spec.options {
-            if k != "name" && k != "seed" && !entry.options.iter().any(|(o, _)| o == k) {
+            let knows = |key: &str| entry.options.iter().any(|(o, _)| o == key);
+            if k != "name" && k != "seed" && !knows(k) {
+                if let Some(new) = super::kind::renamed_option(k).filter(|new| knows(new)) {
+                    return Err(spec.error(format!(
+                        "unknown option '{k}' for {}: it was renamed '{new}'",
+                        spec.kind
+                    )));
+                }
                 let mut known: Vec<&str> = entry.options.iter().map(|(o, _)| o.as_str()).collect();
                 known.extend(["name", "seed"]);
                 return Err(spec.error(format!(
@@ -307,7 +314,7 @@ impl Registry {
     /// use awale::agents::{Cost, Registry};
     /// let plan = Registry::builtin().plan(&"alphabeta:depth=4,tt_mb=2".parse().unwrap()).unwrap();
     /// assert_eq!(plan.demand(Cost::Depth).unwrap().amount, Some(4));
-    /// assert_eq!(plan.demand(Cost::TimeMs).unwrap().amount, Some(0)); // the default: none
+    /// assert_eq!(plan.demand(Cost::MoveTimeMs).unwrap().amount, Some(0)); // the default: none
     /// assert_eq!(plan.memory_bytes, 2 << 20);
     /// assert!(!plan.instant);
     /// ```
@@ -432,6 +439,30 @@ mod tests {
             e.contains("unknown option 'depth' for mcts") && e.contains("sims"),
             "{e}"
         );
+        // A renamed key is refused with its new name, for every kind that has the new one.
+        for (spec, old) in [
+            ("alphabeta:time_ms=100", "time_ms"),
+            ("mcts:time_ms=100", "time_ms"),
+            ("perfect:time_ms=100", "time_ms"),
+            ("alphabeta:movetime=100", "movetime"),
+        ] {
+            let e = build_agent(spec, &rules).err().unwrap().to_string();
+            assert!(
+                e.contains(&format!("unknown option '{old}'"))
+                    && e.contains("it was renamed 'move_time_ms'"),
+                "{spec}: {e}"
+            );
+        }
+        // A kind without the new key: the plain refusal, its known keys listed.
+        let e = build_agent("greedy:time_ms=100", &rules)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("unknown option 'time_ms' for greedy") && !e.contains("renamed"),
+            "{e}"
+        );
+        assert!(build_agent("alphabeta:move_time_ms=100,depth=2", &rules).is_ok());
         let e = build_agent("alphabeta:eval=fancy", &rules)
             .err()
             .unwrap()

@@ -29,13 +29,13 @@ pub struct ProtocolArgs {
     /// The rules.
     #[arg(long, default_value = "abapa", value_name = "SPEC")]
     rules: String,
-    /// `movetime` sent to the engines (ms; 0: answer at once).
-    #[arg(long, default_value_t = 0)]
-    movetime: u64,
+    /// The engines' move time in milliseconds, sent as `go movetime N` (0: answer at once).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    move_time_ms: u64,
 }
 
 /// The spec of `spec` served by this binary's `awale engine`, under the same name.
-fn served(spec: &AgentSpec, movetime: u64) -> Result<AgentSpec, Box<dyn std::error::Error>> {
+fn served(spec: &AgentSpec, move_time_ms: u64) -> Result<AgentSpec, Box<dyn std::error::Error>> {
     let exe = std::env::current_exe()?;
     let mut inner = spec.clone();
     inner.options.retain(|(k, _)| k != "name");
@@ -43,7 +43,7 @@ fn served(spec: &AgentSpec, movetime: u64) -> Result<AgentSpec, Box<dyn std::err
     for (k, v) in [
         ("cmd", exe.display().to_string()),
         ("args", format!("engine {inner}")),
-        ("movetime", movetime.to_string()),
+        ("move_time_ms", move_time_ms.to_string()),
         ("name", spec.display_name()),
     ] {
         e.options.push((k.into(), v));
@@ -74,7 +74,7 @@ pub fn run_protocol(a: ProtocolArgs) -> Result<(), Box<dyn std::error::Error>> {
     let registry = awale::agent_kinds::available();
     let first = &specs[0];
     let mut inside = registry.build(first, &rules)?;
-    let mut outside = registry.build(&served(first, a.movetime)?, &rules)?;
+    let mut outside = registry.build(&served(first, a.move_time_ms)?, &rules)?;
     inside.reset(1);
     outside.reset(1);
     let (mut t_in, mut t_out) = (Vec::with_capacity(a.moves), Vec::with_capacity(a.moves));
@@ -98,11 +98,11 @@ pub fn run_protocol(a: ProtocolArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     drop(outside);
     println!(
-        "{} per move, {} moves of {games} games ({}), engine movetime {} ms:",
+        "{} per move, {} moves of {games} games ({}), engine move time {} ms:",
         first.display_name(),
         a.moves,
         rules,
-        a.movetime
+        a.move_time_ms
     );
     let overhead: Vec<Duration> = t_out
         .iter()
@@ -130,7 +130,9 @@ pub fn run_protocol(a: ProtocolArgs) -> Result<(), Box<dyn std::error::Error>> {
         .collect::<awale::Result<Vec<_>>>()?;
     let engines = specs
         .iter()
-        .map(|s| Entrant::from_spec(&registry, &served(s, a.movetime)?, &rules).map_err(Into::into))
+        .map(|s| {
+            Entrant::from_spec(&registry, &served(s, a.move_time_ms)?, &rules).map_err(Into::into)
+        })
         .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
     let (t1, m1) = timed(in_process)?;
     let (t2, m2) = timed(engines)?;

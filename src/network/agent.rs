@@ -36,10 +36,10 @@ use crate::tablebase::Tablebase;
 pub type NetEvaluator<'a> = NetworkEvaluator<'a, NetCore>;
 
 /// A network that plays: a search of `sims` simulations guided by it, no noise, the search's
-/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct[,time_ms=MS][,tb=DIR][,rollouts=λ]`). With
+/// best move (spec `nn:path=FILE,sims=N,search=gumbel|puct[,move_time_ms=MS][,tb=DIR][,rollouts=λ]`). With
 /// endgame tables ([`NnAgent::with_tablebase`]), it plays the tables' best moves (ties at
 /// random) wherever they cover the position, as `perfect` does, and searches elsewhere. With
-/// `time_ms` ([`NnAgent::with_time_ms`]) or a stop signal ([`Agent::set_stop`]), read before
+/// `move_time_ms` ([`NnAgent::with_move_time_ms`]) or a stop signal ([`Agent::set_stop`]), read before
 /// every simulation, the search ends early (after one simulation at least) with the move it
 /// prefers so far.
 #[derive(Debug)]
@@ -53,8 +53,8 @@ pub struct NnAgent {
     last: Option<(crate::search::GuidedSearchResult, usize)>,
     /// Endgame tables probed at the root.
     tablebase: Option<Arc<Tablebase>>,
-    /// Time budget per move in ms, 0 for none.
-    time_ms: u64,
+    /// The move time in milliseconds, 0 for none.
+    move_time_ms: u64,
     /// Read with the clock ([`Agent::set_stop`]).
     stop: Option<StopSignal>,
     /// AlphaGo's leaf evaluation: the weight λ of one random playout's result in each leaf's
@@ -79,7 +79,7 @@ impl NnAgent {
             rng: ChaCha8Rng::seed_from_u64(0),
             last: None,
             tablebase: None,
-            time_ms: 0,
+            move_time_ms: 0,
             stop: None,
             rollouts: None,
         }
@@ -102,10 +102,10 @@ impl NnAgent {
         self
     }
 
-    /// Ends each move's search after about `time_ms` milliseconds (at least one simulation
+    /// Ends each move's search after about `move_time_ms` milliseconds (at least one simulation
     /// runs); 0, the default, for no limit but `sims`.
-    pub fn with_time_ms(mut self, time_ms: u64) -> NnAgent {
-        self.time_ms = time_ms;
+    pub fn with_move_time_ms(mut self, move_time_ms: u64) -> NnAgent {
+        self.move_time_ms = move_time_ms;
         self
     }
 
@@ -124,10 +124,10 @@ impl NnAgent {
     }
 
     /// The search's policy and value for a position (for analysis), within the agent's
-    /// `time_ms` and stop signal.
+    /// `move_time_ms` and stop signal.
     pub fn analyse(&mut self, state: &State) -> crate::search::GuidedSearchResult {
-        let deadline =
-            (self.time_ms > 0).then(|| Instant::now() + Duration::from_millis(self.time_ms));
+        let deadline = (self.move_time_ms > 0)
+            .then(|| Instant::now() + Duration::from_millis(self.move_time_ms));
         let limit = search_limit(deadline, self.stop.as_ref());
         let limit = limit.as_ref().map(|f| f as _);
         let mut net = NetworkEvaluator::new(self.core.dense());
@@ -250,8 +250,8 @@ pub struct NnSettings {
     pub backup: Option<Backup>,
     /// PUCT's exploration constant (default the training config's).
     pub c_puct: Option<f64>,
-    /// Time budget per move in ms, 0 for none.
-    pub time_ms: u64,
+    /// The move time in milliseconds, 0 for none.
+    pub move_time_ms: u64,
     /// Folder of endgame tables.
     pub tb: Option<String>,
     /// λ of AlphaGo's rollouts.
@@ -264,7 +264,7 @@ impl std::fmt::Debug for NnSettings {
             .field("network", &self.network.as_ref().map(|(_, by)| by))
             .field("sims", &self.sims)
             .field("search", &self.search)
-            .field("time_ms", &self.time_ms)
+            .field("move_time_ms", &self.move_time_ms)
             .finish_non_exhaustive()
     }
 }
@@ -399,14 +399,14 @@ pub static KIND: AgentKind<NnSettings> = AgentKind {
             show: |s| s.c_puct.map(|c| c.to_string()),
         },
         AgentOption {
-            key: "time_ms",
-            cost: Cost::TimeMs,
-            help: "time budget per move in ms, at least one simulation, 0 = none",
+            key: "move_time_ms",
+            cost: Cost::MoveTimeMs,
+            help: "the move time in milliseconds, at least one simulation, 0 = none",
             set: |s, v| {
-                s.time_ms = kind::whole(v)?;
+                s.move_time_ms = kind::whole(v)?;
                 Ok(())
             },
-            show: |s| Some(s.time_ms.to_string()),
+            show: |s| Some(s.move_time_ms.to_string()),
         },
         AgentOption {
             key: "tb",
@@ -464,7 +464,7 @@ fn build_nn(s: NnSettings, spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Ag
     }
     let settings = s.search_settings(core);
     let mut agent = NnAgent::new(core.clone(), spec.display_name(), s.sims, settings)
-        .with_time_ms(s.time_ms)
+        .with_move_time_ms(s.move_time_ms)
         .with_rollouts(s.rollouts as f32);
     if let Some(dir) = &s.tb {
         let table =

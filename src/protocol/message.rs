@@ -76,7 +76,8 @@ pub enum Start {
 /// The limits of a `go` command; what is not given is `None`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Go {
-    /// `movetime N`: think N milliseconds.
+    /// `movetime N`: think N milliseconds. The protocol's own word, kept as the wire writes it;
+    /// elsewhere the project calls this the move time (`move_time_ms`).
     pub movetime: Option<u64>,
     /// `depth N`.
     pub depth: Option<u32>,
@@ -89,16 +90,16 @@ pub struct Go {
 }
 
 impl Go {
-    /// The milliseconds to think for the side `to_move` (0 South): `movetime`, else a twentieth
+    /// The move time in milliseconds of the side `to_move` (0 South): `movetime`, else a twentieth
     /// of its time left plus its increment, else `None` (think until `stop` or the agent's own
     /// limit).
     ///
     /// ```
     /// use awale::protocol::{uci::Uci, Command, Dialect};
     /// let Command::Go(go) = Uci.parse_command("go wtime 2000 btime 4000 binc 50").unwrap() else { panic!() };
-    /// assert_eq!((go.budget_ms(0), go.budget_ms(1)), (Some(100), Some(250)));
+    /// assert_eq!((go.move_time_ms(0), go.move_time_ms(1)), (Some(100), Some(250)));
     /// ```
-    pub fn budget_ms(&self, to_move: usize) -> Option<u64> {
+    pub fn move_time_ms(&self, to_move: usize) -> Option<u64> {
         if self.infinite {
             return None;
         }

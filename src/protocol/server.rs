@@ -576,11 +576,11 @@ impl<'s, 'env, W: Write + Send> Server<'_, 's, 'env, W> {
                 )?;
             }
         }
-        let budget = go.budget_ms(game.to_move());
+        let move_time_ms = go.move_time_ms(game.to_move());
         let (done, ended) = channel::<()>();
-        if stopped || self.quitting || budget == Some(0) {
+        if stopped || self.quitting || move_time_ms == Some(0) {
             stop.stop();
-        } else if let Some(ms) = budget {
+        } else if let Some(ms) = move_time_ms {
             let stop = stop.clone();
             self.scope.spawn(move || {
                 if let Err(RecvTimeoutError::Timeout) =

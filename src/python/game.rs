@@ -533,18 +533,18 @@ impl PyGame {
     }
 
     /// The hint for the player to move (`awale play`'s `hint`): alpha-beta to depth 8 with two
-    /// players, MCTS with 2,000 simulations otherwise, within `time_ms` (0: no limit). A dict:
+    /// players, MCTS with 2,000 simulations otherwise, within `move_time_ms` (0: no limit). A dict:
     /// `house`, `move` (in notation), `summary` (what the search found, one line), `value`
     /// (the mover's, in `unit`), `unit`. The GIL is released while it searches.
-    #[pyo3(signature = (time_ms = 1000))]
+    #[pyo3(signature = (move_time_ms = 1000))]
     fn hint<'py>(
         &self,
         py: Python<'py>,
-        time_ms: u64,
+        move_time_ms: u64,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let game = self.game.clone();
         let (house, thoughts) = py
-            .detach(move || crate::agents::hint(&game, time_ms))
+            .detach(move || crate::agents::hint(&game, move_time_ms))
             .map_err(value_error)?;
         let d = pyo3::types::PyDict::new(py);
         d.set_item("house", house)?;

@@ -49,7 +49,7 @@ impl SearchSettings {
 
 /// The most simulations a search may be given, wherever a simulation count is read (agent
 /// specs, training configs, Python): a tree of that many nodes would hold about 284 GB, so a
-/// budget this large is one meant to be cut by a clock (`time_ms`).
+/// budget this large is one meant to be cut by a clock (`move_time_ms`).
 pub const MAX_SIMS: u32 = 1_000_000_000;
 
 /// Checks a simulation count: a whole number from 1 to [`MAX_SIMS`]; the error is the reason.

@@ -17,9 +17,9 @@ pub(super) const SERVER_TABLES: &str = "server";
 /// The operator's limits (the `--max-*` flags of `awale serve`).
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Longest move in milliseconds (`--move-time-ms`): `time_ms` above it, or 0 (no limit), is
-    /// refused; agents that take `time_ms` get it when their spec has none.
-    pub time_ms: u64,
+    /// Longest move in milliseconds (`--move-time-ms`): `move_time_ms` above it, or 0 (no
+    /// limit), is refused; agents that take `move_time_ms` get it when their spec has none.
+    pub move_time_ms: u64,
     /// Deepest search (`alphabeta:depth`, `perfect:fallback_depth`).
     pub depth: u64,
     /// Most simulations per move (`mcts:sims`, `nn:sims`).
@@ -41,7 +41,7 @@ pub struct Limits {
 }
 
 /// The limits' defaults, which the `--max-*` flags of `awale serve` show too.
-pub(super) const DEFAULT_TIME_MS: u64 = 5000;
+pub(super) const DEFAULT_MOVE_TIME_MS: u64 = 5000;
 pub(super) const DEFAULT_DEPTH: u64 = 20;
 pub(super) const DEFAULT_SIMS: u64 = 100_000;
 pub(super) const DEFAULT_TT_MB: u64 = 64;
@@ -78,7 +78,7 @@ pub(super) fn default_thinking() -> usize {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            time_ms: DEFAULT_TIME_MS,
+            move_time_ms: DEFAULT_MOVE_TIME_MS,
             depth: DEFAULT_DEPTH,
             sims: DEFAULT_SIMS,
             tt_mb: DEFAULT_TT_MB,
@@ -182,9 +182,9 @@ impl Admission {
                 continue;
             }
             match option.cost {
-                Cost::TimeMs => out
+                Cost::MoveTimeMs => out
                     .options
-                    .push((option.key.clone(), lim.time_ms.to_string())),
+                    .push((option.key.clone(), lim.move_time_ms.to_string())),
                 Cost::Tables if option.has_default => {
                     let dir = self.tables(&option.key, SERVER_TABLES)?;
                     out.options.push((option.key.clone(), dir));
@@ -213,14 +213,14 @@ impl Admission {
             return Ok(());
         };
         let (max, flag) = match demand.cost {
-            Cost::TimeMs => (lim.time_ms, "--move-time-ms"),
+            Cost::MoveTimeMs => (lim.move_time_ms, "--move-time-ms"),
             Cost::Depth => (lim.depth, "--max-depth"),
             Cost::Simulations => (lim.sims, "--max-sims"),
             Cost::MemoryMb => (lim.tt_mb, "--max-tt-mb"),
             _ => return Ok(()),
         };
         let key = &demand.key;
-        if demand.cost == Cost::TimeMs && n == 0 {
+        if demand.cost == Cost::MoveTimeMs && n == 0 {
             return Err(ApiError::forbidden(format!(
                 "{key}=0 (no limit) is not allowed here: at most {max} ms ({flag})"
             )));
@@ -388,8 +388,8 @@ mod tests {
         for bad in [
             "alphabeta:depth=64",
             "alphabeta:tt_mb=4096",
-            "alphabeta:time_ms=0",
-            "mcts:time_ms=60000",
+            "alphabeta:move_time_ms=0",
+            "mcts:move_time_ms=60000",
             "mcts:sims=4000000000",
             "perfect:fallback_depth=40",
             "engine:cmd=/bin/sh",
@@ -400,7 +400,7 @@ mod tests {
             assert_eq!(e.0.as_u16(), 403, "{bad}: {}", e.1);
         }
         let a = admit(&p, "alphabeta:depth=8,tt_mb=32").unwrap();
-        assert_eq!(a.spec.get("time_ms"), Some("5000"));
+        assert_eq!(a.spec.get("move_time_ms"), Some("5000"));
         assert_eq!(a.memory_mb, 32);
         assert_eq!(admit(&p, "alphabeta").unwrap().memory_mb, 16);
         // A tree's memory at its whole budget is known before the agent is built.

@@ -151,7 +151,7 @@ async fn agents(State(app): State<Arc<AppState>>) -> Json<Value> {
             "tables": app.tables_mb(),
         },
         "limits": {
-            "time_ms": lim.time_ms,
+            "move_time_ms": lim.move_time_ms,
             "depth": lim.depth,
             "sims": lim.sims,
             "tt_mb": lim.tt_mb,

@@ -373,10 +373,10 @@ pub(super) async fn hint(
     let rules = *game.rules();
     let mover = game.to_move();
     let permit = app.permit().await?;
-    let time_ms = app.admission.limits.time_ms;
+    let move_time_ms = app.admission.limits.move_time_ms;
     let advice = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        awale::agents::hint(&game, time_ms)
+        awale::agents::hint(&game, move_time_ms)
     })
     .await
     .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?

@@ -70,11 +70,11 @@ pub struct Args {
     /// (`0.0.0.0` for every interface) needs the token (printed at start) unless --no-auth.
     #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
     pub host: std::net::IpAddr,
-    /// Time limit of an agent's move in milliseconds: passed to agents that take `time_ms`
+    /// Time limit of an agent's move in milliseconds: passed to agents that take `move_time_ms`
     /// (alpha-beta, MCTS) unless their spec sets it, and the most a spec may set (0, no limit,
     /// is refused); hints stop at it too. A request waits at most this long plus a second,
     /// then answers 202 and the page asks again.
-    #[arg(long, default_value_t = admission::DEFAULT_TIME_MS, value_name = "MS")]
+    #[arg(long, default_value_t = admission::DEFAULT_MOVE_TIME_MS, value_name = "MS")]
     pub move_time_ms: u64,
     /// Endgame tables (`awale tablebase build`): the `perfect` agent, `tb=server` for
     /// alpha-beta and networks, and the table's values in hints and agents' thoughts.
@@ -170,7 +170,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Err("--token must have at least 16 characters".into());
     }
     let limits = admission::Limits {
-        time_ms: args.move_time_ms,
+        move_time_ms: args.move_time_ms,
         depth: args.max_depth,
         sims: args.max_sims,
         tt_mb: args.max_tt_mb,

@@ -180,7 +180,7 @@ impl AppState {
     ) -> AppState {
         AppState {
             registry,
-            move_time: Duration::from_millis(admission.limits.time_ms),
+            move_time: Duration::from_millis(admission.limits.move_time_ms),
             thinking: Arc::new(Semaphore::new(admission.limits.thinking)),
             builds: Arc::new(Semaphore::new(BUILDS)),
             body_idle,

@@ -49,6 +49,20 @@ def test_bad_use_is_refused_with_the_reason():
         agent.select(awale.Game())
 
 
+def test_the_move_time_is_move_time_ms_and_old_keys_name_it():
+    assert awale.Agent("alphabeta:depth=3,move_time_ms=100").select(awale.Game()) >= 0
+    for spec, old in [
+        ("alphabeta:time_ms=100", "time_ms"),
+        ("mcts:time_ms=100", "time_ms"),
+        ("engine:cmd=x,movetime=100", "movetime"),
+    ]:
+        with pytest.raises(ValueError, match=f"unknown option '{old}' .*renamed 'move_time_ms'"):
+            awale.Agent(spec)
+    assert awale.Game().hint(move_time_ms=50)["house"] in awale.Game().legal_moves()
+    with pytest.raises(TypeError, match="time_ms"):
+        awale.Game().hint(time_ms=50)
+
+
 def test_an_agent_pickles_as_its_spec():
     a = awale.Agent("alphabeta:depth=3,name=ab3", rules="wari")
     b = pickle.loads(pickle.dumps(a))
@@ -57,7 +71,7 @@ def test_an_agent_pickles_as_its_spec():
 
 
 def bot_spec(name="bot"):
-    return f"engine:cmd={sys.executable},args=-m awale.examples.uci_bot,movetime=100,name={name}"
+    return f"engine:cmd={sys.executable},args=-m awale.examples.uci_bot,move_time_ms=100,name={name}"
 
 
 def test_the_example_bot_plays_through_the_protocol():
@@ -75,7 +89,7 @@ def test_the_example_bot_plays_through_the_protocol():
 
 
 def test_the_json_lines_bot_plays_through_the_protocol():
-    spec = f"engine:cmd={sys.executable},args=-m awale.examples.jsonl_bot,protocol=jsonl,movetime=100,name=jbot"
+    spec = f"engine:cmd={sys.executable},args=-m awale.examples.jsonl_bot,protocol=jsonl,move_time_ms=100,name=jbot"
     with awale.Agent(spec) as bot:
         game = awale.Game()
         for _ in range(10):
@@ -88,7 +102,7 @@ def test_the_json_lines_bot_plays_through_the_protocol():
 
 
 def test_a_crashing_engine_loses_by_forfeit_and_the_run_goes_on():
-    spec = f"engine:cmd={CRASH},args=crash,movetime=20,margin=200,name=crash"
+    spec = f"engine:cmd={CRASH},args=crash,move_time_ms=20,margin=200,name=crash"
     result = awale.tournament([spec, "greedy"], games=2, threads=1)
     assert len(result.game_results) == 2
     for g in result.game_results:

@@ -524,8 +524,8 @@ def test_a_game_takes_moves_back_and_gives_hints():
     assert g.moves == [2]
     with pytest.raises(ValueError, match="cannot take back 2 moves: 1 played"):
         g.undo(2)
-    h = g.hint(time_ms=500)
+    h = g.hint(move_time_ms=500)
     assert h["house"] in g.legal_moves() and h["move"] == g.state.move_text(h["house"])
     assert "depth" in h["summary"] and h["unit"] == "seeds"
     three = awale.Game("oware3")
-    assert three.hint(time_ms=200)["house"] in three.legal_moves()
+    assert three.hint(move_time_ms=200)["house"] in three.legal_moves()

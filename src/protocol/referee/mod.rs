@@ -8,8 +8,8 @@
 //! answers `uci` or `isready`, crashes, closes its output, hangs past its time, floods its output,
 //! writes an over-long line, answers an unparsable or illegal move — is an error of its
 //! [`Agent::select`] naming what happened, and [`Agent::forfeits`] is true: a tournament records
-//! the game as lost by forfeit (on time, for a move past `movetime + margin`) and plays on. After
-//! a fault the process is killed; the next game starts a new one.
+//! the game as lost by forfeit (on time, for a move past `move_time_ms + margin`) and plays on.
+//! After a fault the process is killed; the next game starts a new one.
 //!
 //! **Processes.** The agents built from one spec share a pool: each game thread keeps one process
 //! per seat between games (`ucinewgame` starts the next), so a tournament starts each engine once
@@ -33,7 +33,7 @@
 //! use awale::agents::{Agent, Turn};
 //! use awale::{Game, Rules};
 //! let registry = awale::agent_kinds::available();
-//! let spec = "engine:cmd=/opt/aalina/aalina,movetime=100".parse().unwrap();
+//! let spec = "engine:cmd=/opt/aalina/aalina,move_time_ms=100".parse().unwrap();
 //! let mut aalina = registry.build(&spec, &Rules::abapa()).unwrap();
 //! let game = Game::new(Rules::abapa());
 //! let house = aalina.select(&Turn::from_game(&game)).unwrap();
@@ -256,9 +256,9 @@ impl ProgramAgent {
         self.connect()?;
         let dialect = self.settings.protocol;
         let position = self.position(state);
-        let movetime = self.settings.movetime_ms;
+        let move_time_ms = self.settings.move_time_ms;
         let go = Command::Go(Go {
-            movetime: Some(movetime),
+            movetime: Some(move_time_ms),
             ..Go::default()
         });
         let init = Duration::from_millis(self.settings.init_ms);
@@ -270,7 +270,8 @@ impl ProgramAgent {
         ready(p, dialect, init)?;
         self.new_game = false;
         send(p, dialect, &go)?;
-        let deadline = Instant::now() + Duration::from_millis(movetime + self.settings.margin_ms);
+        let deadline =
+            Instant::now() + Duration::from_millis(move_time_ms + self.settings.margin_ms);
         // The last line with a depth or a score, and the last `string …` (either line).
         let mut info = Info::default();
         let mut text: Option<String> = None;
@@ -301,7 +302,7 @@ impl ProgramAgent {
                 _ => Err(format!("unexpected answer '{}'", printable(&line))),
             },
             Err(ReadFault::Timeout) => Err(format!(
-                "lost on time: no bestmove within {movetime} + {} ms",
+                "lost on time: no bestmove within {move_time_ms} + {} ms",
                 self.settings.margin_ms
             )),
             Err(ReadFault::Broken(reason)) => Err(reason),

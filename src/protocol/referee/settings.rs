@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::agents::kind::{whole, AgentOption, Cost};
 use crate::protocol::{printable, uci, Dialect};
 
-/// The settings of an engine agent (`engine:cmd=PATH,movetime=100`).
+/// The settings of an engine agent (`engine:cmd=PATH,move_time_ms=100`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProgramSettings {
     /// The program: a path, or a name looked up on `PATH`.
@@ -16,8 +16,8 @@ pub struct ProgramSettings {
     /// Its arguments.
     pub args: Vec<String>,
     /// Milliseconds per move, sent as `go movetime N`.
-    pub movetime_ms: u64,
-    /// Milliseconds past `movetime` before the move is lost on time.
+    pub move_time_ms: u64,
+    /// Milliseconds past the move time before the move is lost on time.
     pub margin_ms: u64,
     /// Milliseconds allowed for each answer of the handshake (`uciok`, `readyok`).
     pub init_ms: u64,
@@ -40,7 +40,7 @@ impl Default for ProgramSettings {
             cmd: None,
             protocol: &uci::Uci,
             args: Vec::new(),
-            movetime_ms: 100,
+            move_time_ms: 100,
             margin_ms: 1000,
             init_ms: 10_000,
             rules: None,
@@ -121,19 +121,19 @@ pub(super) const OPTIONS: &[AgentOption<ProgramSettings>] = &[
         show: |s| (!s.args.is_empty()).then(|| s.args.join(" ")),
     },
     AgentOption {
-        key: "movetime",
-        cost: Cost::TimeMs,
-        help: "milliseconds per move (sent as go movetime N)",
+        key: "move_time_ms",
+        cost: Cost::MoveTimeMs,
+        help: "the move time in milliseconds (sent as go movetime N)",
         set: |s, v| {
-            s.movetime_ms = millis(v)?;
+            s.move_time_ms = millis(v)?;
             Ok(())
         },
-        show: |s| Some(s.movetime_ms.to_string()),
+        show: |s| Some(s.move_time_ms.to_string()),
     },
     AgentOption {
         key: "margin",
-        cost: Cost::TimeMs,
-        help: "milliseconds past movetime before the move is lost on time",
+        cost: Cost::MoveTimeMs,
+        help: "milliseconds past the move time before the move is lost on time",
         set: |s, v| {
             s.margin_ms = millis(v)?;
             Ok(())
@@ -180,7 +180,7 @@ struct FileEntry {
     #[serde(default)]
     args: Vec<String>,
     protocol: Option<String>,
-    movetime: Option<u64>,
+    move_time_ms: Option<u64>,
     margin: Option<u64>,
     init: Option<u64>,
     rules: Option<String>,
@@ -209,6 +209,16 @@ impl ProgramSettings {
                 printable(&known.join(", "))
             )
         })?;
+        if let Some((old, new)) = value.as_table().and_then(|t| {
+            t.keys()
+                .find_map(|k| crate::agents::kind::renamed_option(k).map(|new| (k, new)))
+        }) {
+            return Err(format!(
+                "{} [{id}]: {} was renamed {new}",
+                file.display(),
+                printable(old)
+            ));
+        }
         let entry: FileEntry = value
             .try_into()
             .map_err(|e| format!("{} [{id}]: {}", file.display(), printable(&e.to_string())))?;
@@ -226,7 +236,7 @@ impl ProgramSettings {
                 .map_err(|why| format!("{} [{id}]: {why}", file.display()))?;
         }
         for (ms, slot) in [
-            (entry.movetime, &mut self.movetime_ms),
+            (entry.move_time_ms, &mut self.move_time_ms),
             (entry.margin, &mut self.margin_ms),
             (entry.init, &mut self.init_ms),
         ] {
@@ -335,6 +345,20 @@ mod tests {
             ]
         );
         assert!(check_option("UCI_Variant", "abapa\ngo infinite").is_err());
+    }
+
+    #[test]
+    fn an_engines_file_gives_the_move_time_as_move_time_ms() {
+        let d = dir("renamed");
+        let file = d.join("engines.toml");
+        std::fs::write(&file, "[bot]\ncmd = \"bot\"\nmove_time_ms = 250\n").unwrap();
+        assert_eq!(from_file(&file, "bot").unwrap().move_time_ms, 250);
+        std::fs::write(&file, "[bot]\ncmd = \"bot\"\nmovetime = 250\n").unwrap();
+        let e = from_file(&file, "bot").unwrap_err();
+        assert!(
+            e.contains("[bot]: movetime was renamed move_time_ms"),
+            "{e}"
+        );
     }
 
     #[test]
