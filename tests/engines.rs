@@ -118,7 +118,7 @@ fn jsonl_bot(mode: &str) -> AgentSpec {
         ("cmd", "python3".to_string()),
         ("args", format!("{} {mode}", script.display())),
         ("protocol", "jsonl".into()),
-        ("movetime", "20".into()),
+        ("move_time_ms", "20".into()),
         ("margin", "1000".into()),
         ("init", "5000".into()),
         ("name", "bot".into()),
