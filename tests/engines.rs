@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use awale::agents::{AgentSpec, Turn};
+use awale::notation::RecordedMove;
 use awale::tournament::{run, Entrant, TournamentConfig, TournamentReport};
 use awale::{Game, Rules};
 
@@ -371,22 +372,30 @@ fn engines_that_cannot_play_are_refused_before_a_game() {
     });
 }
 
+/// The games `first` plays against `alphabeta:depth=2` (4 games, 2 threads), none forfeited:
+/// each game's index, moves and scores.
+fn games_against_depth_2(
+    rules: Rules,
+    first: Entrant,
+) -> Vec<(usize, Vec<RecordedMove>, Vec<u32>)> {
+    let entrants = vec![
+        first,
+        Entrant::from_spec_text("alphabeta:depth=2", &rules).unwrap(),
+    ];
+    let report = run(&tournament(rules, 4, 2, None), &entrants).unwrap();
+    assert!(report.games.iter().all(|g| g.forfeit.is_none()));
+    report
+        .games
+        .iter()
+        .map(|g| (g.index, g.record.moves.clone(), g.scores.clone()))
+        .collect()
+}
+
 #[test]
 fn an_agent_behind_the_protocol_plays_the_games_it_plays_in_process() {
     alone(|| {
         let rules = Rules::abapa();
-        let games = |first: Entrant| {
-            let entrants = vec![
-                first,
-                Entrant::from_spec_text("alphabeta:depth=2", &rules).unwrap(),
-            ];
-            let report = run(&tournament(rules, 4, 2, None), &entrants).unwrap();
-            report
-                .games
-                .iter()
-                .map(|g| (g.index, g.record.moves.clone(), g.scores.clone()))
-                .collect::<Vec<_>>()
-        };
+        let games = |first: Entrant| games_against_depth_2(rules, first);
         let inside = games(Entrant::from_spec_text("alphabeta:depth=4,name=ab4", &rules).unwrap());
         let outside = games(entrant(&served("alphabeta:depth=4", "ab4"), &rules).unwrap());
         assert_eq!(inside, outside);
@@ -397,19 +406,7 @@ fn an_agent_behind_the_protocol_plays_the_games_it_plays_in_process() {
 fn an_agent_behind_json_lines_plays_the_games_it_plays_in_process() {
     alone(|| {
         let rules = Rules::abapa();
-        let games = |first: Entrant| {
-            let entrants = vec![
-                first,
-                Entrant::from_spec_text("alphabeta:depth=2", &rules).unwrap(),
-            ];
-            let report = run(&tournament(rules, 4, 2, None), &entrants).unwrap();
-            assert!(report.games.iter().all(|g| g.forfeit.is_none()));
-            report
-                .games
-                .iter()
-                .map(|g| (g.index, g.record.moves.clone(), g.scores.clone()))
-                .collect::<Vec<_>>()
-        };
+        let games = |first: Entrant| games_against_depth_2(rules, first);
         let inside = games(Entrant::from_spec_text("alphabeta:depth=4,name=ab4", &rules).unwrap());
         let jsonl = games(entrant(&served_jsonl("alphabeta:depth=4", "ab4"), &rules).unwrap());
         assert_eq!(inside, jsonl);
