@@ -44,7 +44,6 @@ pub mod az;
 pub mod batch;
 pub mod bench;
 pub mod digest;
-pub mod endgame;
 pub mod env_spec;
 pub mod files;
 pub mod protocol;

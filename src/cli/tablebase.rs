@@ -136,11 +136,15 @@ fn accuracy(args: AccuracyArgs) -> Result<(), Box<dyn std::error::Error>> {
         "drawing {} positions with at most {} seeds from games between {} (seed {})",
         args.positions,
         args.max_seeds,
-        awale::endgame::SOURCE_AGENTS.join(", "),
+        awale::ratings::endgame::SOURCE_AGENTS.join(", "),
         args.seed
     );
-    let positions =
-        awale::endgame::endgame_positions(&rules, args.max_seeds, args.positions, args.seed)?;
+    let positions = awale::ratings::endgame::endgame_positions(
+        &rules,
+        args.max_seeds,
+        args.positions,
+        args.seed,
+    )?;
     outln!(
         "{:<36}  {:>8}  {:>10}  {:>11}",
         "agent",
@@ -149,7 +153,8 @@ fn accuracy(args: AccuracyArgs) -> Result<(), Box<dyn std::error::Error>> {
         "result kept"
     );
     for agent in &mut agents {
-        let score = awale::endgame::endgame_accuracy(&table, &rules, &positions, agent.as_mut())?;
+        let score =
+            awale::ratings::endgame::endgame_accuracy(&table, &rules, &positions, agent.as_mut())?;
         outln!(
             "{:<36}  {:>7.1}%  {:>10.3}  {:>10.1}%",
             agent.name(),

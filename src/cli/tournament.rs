@@ -128,7 +128,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     out!("{}", report.table());
     out!("{}", report.clock_table());
     if let Some(table) = endgame {
-        let positions = awale::endgame::endgame_positions(
+        let positions = awale::ratings::endgame::endgame_positions(
             &rules,
             table.max_seeds(),
             args.endgame_positions,
@@ -149,7 +149,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
         for e in &entrants {
             let mut agent = e.make()?;
-            let score = awale::endgame::endgame_accuracy(&table, &rules, &positions, &mut agent)?;
+            let score =
+                awale::ratings::endgame::endgame_accuracy(&table, &rules, &positions, &mut agent)?;
             outln!(
                 "{:<36}  {:>7.1}%  {:>10.3}  {:>10.1}%",
                 e.name(),

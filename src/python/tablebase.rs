@@ -1,6 +1,6 @@
 //! `awale.Tablebase`: endgame tables from Python (open, build, probe, the endgame yardstick).
 //! Conversions only: every rule and every number comes from [`crate::tablebase`] and
-//! [`crate::endgame`].
+//! [`crate::ratings::endgame`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,9 +13,9 @@ use super::game::PyState;
 use super::py_agent;
 use super::{rules_or_default, type_name, value_error, PyRules};
 use crate::batch::ObsEncoding;
-use crate::endgame::{endgame_accuracy_of, endgame_positions};
 use crate::error::AwaleError;
 use crate::notation;
+use crate::ratings::endgame::{endgame_accuracy_of, endgame_positions};
 use crate::rules::Rules;
 use crate::state::State;
 use crate::tablebase::{Tablebase, DEFAULT_DIR};

@@ -7,6 +7,8 @@
 //!   a match between two agents (`awale match`), fixed-length or stopped by the test.
 //! - [`scorecard`]: an agent's rating on a published protocol's fixed scale (`awale scorecard`).
 //! - [`calibration`]: the reference ratings of the trainer's evaluation opponents.
+//! - [`endgame`]: the endgame yardstick, the share of perfect moves an agent plays in positions
+//!   an endgame table solves.
 //! - `ladder` (cargo feature `train`, for its SVG and TensorBoard output): the generations of
 //!   training runs and anchor agents on one scale (`awale ladder`).
 //!
@@ -18,6 +20,7 @@
 
 pub mod calibration;
 pub mod elo;
+pub mod endgame;
 #[cfg(feature = "train")]
 pub mod ladder;
 pub mod matchplay;

@@ -8,8 +8,8 @@ use super::metrics::{EndgameEval, EvalReport};
 use super::trainer::Trainer;
 use super::{TrainConfig, TrainResult};
 use crate::agents::{derive_seed, Agent, AgentSpec, Registry};
-use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::network::{NetCore, NnAgent};
+use crate::ratings::endgame::{endgame_accuracy, endgame_positions};
 use crate::tablebase::Tablebase;
 use crate::tournament::{self, Entrant, Format, GameRunConfig, TournamentConfig};
 

@@ -132,7 +132,7 @@ pub struct EvalReport {
     pub endgame: Option<EndgameEval>,
 }
 
-/// The network's endgame accuracy against the tables ([`crate::endgame`]).
+/// The network's endgame accuracy against the tables ([`crate::ratings::endgame`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct EndgameEval {
     /// Positions scored.

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use super::card::{write, AnchorScore, EndgameCard, Scorecard, FORMAT};
 use super::protocol::{err, Protocol};
 use crate::agents::{AgentSpec, Registry};
-use crate::endgame::{endgame_accuracy, endgame_positions};
 use crate::error::Result;
 use crate::ratings::elo::{rate_against, AnchoredResult, Z95};
+use crate::ratings::endgame::{endgame_accuracy, endgame_positions};
 use crate::rules::Rules;
 use crate::tablebase::Tablebase;
 use crate::tournament::{

@@ -8,7 +8,7 @@
 //! openings, each played from every seat; resumable), then fits the agent's rating with the
 //! anchors' ratings pinned ([`crate::ratings::elo::rate_against`]) and a 95% interval. Beside it: the
 //! agent's score against each anchor, its time per move, and, where the tables are given, its
-//! endgame accuracy on the fixed yardstick ([`crate::endgame`]). With 3 or more players the
+//! endgame accuracy on the fixed yardstick ([`crate::ratings::endgame`]). With 3 or more players the
 //! agent sits at tables of anchors and the comparisons are its placings (Plackett–Luce's
 //! pairwise composite likelihood, as [`crate::ratings::placing`]), the interval clustered by game.
 //!

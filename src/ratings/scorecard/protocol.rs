@@ -66,7 +66,7 @@ pub struct Anchor {
     pub calibration_halfwidth: f64,
 }
 
-/// ([`crate::endgame::endgame_positions`]), scored by the tables.
+/// ([`crate::ratings::endgame::endgame_positions`]), scored by the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Yardstick {

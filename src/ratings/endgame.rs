@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use awale::agents::build_agent;
-//! use awale::endgame::{endgame_accuracy, endgame_positions};
+//! use awale::ratings::endgame::{endgame_accuracy, endgame_positions};
 //! use awale::tablebase::Tablebase;
 //! use awale::Rules;
 //! let rules = Rules::abapa();
