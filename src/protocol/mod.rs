@@ -5,7 +5,7 @@
 //! |------|------------|
 //! | [`message`] | the neutral messages: [`Command`]s (referee → program), [`Reply`]s (program → referee) |
 //! | [`position`] | positions (FEN) and moves (one letter) as the messages carry them |
-//! | [`dialect`] | the seam: a [`Dialect`] reads and writes the messages as lines |
+//! | [`dialect`](mod@dialect) | the seam: a [`Dialect`] reads and writes the messages as lines |
 //! | [`uci`] | a dialect: Aalina's UCI text (`position startpos moves FaBf`) |
 //! | [`jsonl`] | a dialect: JSON lines (`{"cmd":"position","start":"startpos","moves":["F","a"]}`), for bots in Python |
 //! | [`referee`] | the referee side: `engine:`, a program in another process as an agent ([`referee::ProgramAgent`]) |
