@@ -101,6 +101,76 @@ fn a_baseline_plays_with_its_manifest_search_unless_the_spec_says() {
     assert_eq!(agent.thoughts().unwrap().nodes, Some(3));
 }
 
+#[test]
+fn a_baseline_that_keeps_its_tree_adds_its_simulations_to_the_kept_ones() {
+    let registry = awale::network::registry();
+    let rules = Rules::abapa();
+    let v2 = baseline::find("abapa-v2").unwrap();
+    assert!(
+        v2.manifest.play.reuse_tree
+            && !baseline::find("abapa-v1").unwrap().manifest.play.reuse_tree
+    );
+    let play = |spec: &str| {
+        let mut agent = registry.build(&spec.parse().unwrap(), &rules).unwrap();
+        let mut game = Game::new(rules);
+        let mut summaries = Vec::new();
+        for _ in 0..6 {
+            let house = agent.select(&Turn::from_game(&game)).unwrap();
+            summaries.push(agent.thoughts().unwrap().summary);
+            game.apply(house).unwrap();
+        }
+        (game.moves().to_vec(), summaries, agent)
+    };
+    // Playing both seats, each search finds the last one's child: kept after the first.
+    let (moves, summaries, mut agent) = play("nn:baseline=abapa-v2,sims=48");
+    assert!(!summaries[0].contains("kept"), "{}", summaries[0]);
+    for s in &summaries[1..] {
+        assert!(
+            s.contains("48 simulations (and ") && s.contains("kept from the last move"),
+            "{s}"
+        );
+    }
+    // A new game forgets the tree: the same game again, move for move.
+    agent.reset(0);
+    let mut game = Game::new(rules);
+    for &m in &moves {
+        let m = usize::from(m);
+        assert_eq!(agent.select(&Turn::from_game(&game)).unwrap(), m);
+        game.apply(m).unwrap();
+    }
+    // reuse_tree=false, or another search, plays afresh each move.
+    for spec in [
+        "nn:baseline=abapa-v2,sims=48,reuse_tree=false",
+        "nn:baseline=abapa-v2,sims=48,search=gumbel",
+    ] {
+        let (_, summaries, _) = play(spec);
+        assert!(
+            summaries.iter().all(|s| !s.contains("kept")),
+            "{spec}: {summaries:?}"
+        );
+    }
+    let (_, summaries, _) = play("nn:baseline=abapa-v1,sims=48,reuse_tree=true");
+    assert!(summaries[1].contains("kept"), "{}", summaries[1]);
+    // Asked of a search that cannot keep it, or not a switch: refused with the reason.
+    for (spec, reason) in [
+        (
+            "nn:baseline=abapa-v1,reuse_tree=true,search=gumbel",
+            "reuse_tree=true needs search=puct, not gumbel",
+        ),
+        (
+            "nn:baseline=abapa-v1,reuse_tree=yes",
+            "'yes' is not true or false",
+        ),
+    ] {
+        let e = registry
+            .build(&spec.parse().unwrap(), &rules)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains(reason), "{spec}: {e}");
+    }
+}
+
 /// The first iterations of the oware6 recipe, replayed (a few seconds): the network's
 /// parameters come out bit for bit as the generation the baseline's run wrote.
 #[test]
@@ -155,19 +225,13 @@ fn an_exported_baseline_plays_move_for_move_as_the_baseline() {
     let play = b.manifest.play;
     let (ok, text) = awale_cli(&["baseline", "export", "abapa", "--out", path]);
     assert!(ok, "{text}");
-    assert!(
-        text.contains(&format!(
-            "{} search, {} simulations",
-            play.search, play.sims
-        )),
-        "{text}"
-    );
+    assert!(text.contains(&play.describe()), "{text}");
     let (ok, text) = awale_cli(&["network", "info", path]);
     assert!(ok, "{text}");
     assert!(
         text.contains(&format!(
-            "play      {} search, {} simulations (the file's play settings)",
-            play.search, play.sims
+            "play      {} (the file's play settings)",
+            play.describe()
         )),
         "{text}"
     );
@@ -176,6 +240,7 @@ fn an_exported_baseline_plays_move_for_move_as_the_baseline() {
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["play"]["sims"], u64::from(play.sims));
     assert_eq!(v["play"]["search"], play.search.to_string());
+    assert_eq!(v["play"]["reuse_tree"], play.reuse_tree);
     assert_eq!(v["play"]["from_file"], true);
 
     let rules = Rules::abapa();
@@ -234,11 +299,16 @@ fn a_bad_play_entry_is_refused_with_the_reason() {
         bad
     };
     // The manifest's settings are in the file.
-    let entry = r#"{\"sims\":256,\"search\":\"puct\"}"#;
+    let entry = r#"{\"sims\":384,\"search\":\"puct\",\"reuse_tree\":true}"#;
     assert_eq!(replace(entry, entry), good);
     for (from, to, why) in [
-        (r#"\"sims\":256"#, r#"\"sims\":  0"#, "sims: 0"),
+        (r#"\"sims\":384"#, r#"\"sims\":  0"#, "sims: 0"),
         (r#"\"puct\""#, r#"\"pucx\""#, "pucx"),
+        (
+            r#"\"reuse_tree\":true"#,
+            r#"\"reuse_tree\":null"#,
+            "boolean",
+        ),
     ] {
         let e = awale::network::export::from_safetensors(&replace(from, to))
             .expect_err("accepted")
@@ -289,10 +359,17 @@ fn the_network_search_gives_each_root_move_its_value_for_the_mover() {
                 }
             }
             let visits: u32 = t.moves.iter().map(|m| m.visits).sum();
-            assert_eq!(f64::from(visits), sims, "{spec}");
-            // The root's value is (its own evaluation + the simulations' values) / (sims + 1).
+            // A kept tree adds the move's simulations to those kept.
+            let visits = f64::from(visits);
+            let kept = t.summary.contains("kept from the last move");
             assert!(
-                (value * (sims + 1.0) - sum).abs() <= 1.0 + 1e-3,
+                visits == sims || kept && visits > sims,
+                "{spec}: {}",
+                t.summary
+            );
+            // The root's value is (its own evaluation + the simulations' values) / (visits + 1).
+            assert!(
+                (value * (visits + 1.0) - sum).abs() <= 1.0 + 1e-3,
                 "{spec}: value {value}, moves {:?}",
                 t.moves
             );

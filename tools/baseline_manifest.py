@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--machine", default="this project's 2-core development machine (2 CPU cores, 24 GiB), release build, --features train")
     ap.add_argument("--sims", type=int, required=True)
     ap.add_argument("--search", required=True)
+    ap.add_argument("--reuse-tree", action="store_true", help="the search keeps its tree from move to move ([play] reuse_tree)")
     ap.add_argument("--replay", type=int, required=True)
     ap.add_argument("--strength", type=Path)
     ap.add_argument("--out", type=Path, default=Path("baselines"))
@@ -89,6 +90,7 @@ def main():
         "[play]",
         f"sims = {a.sims}",
         f"search = {toml_str(a.search)}",
+    ] + (["reuse_tree = true"] if a.reuse_tree else []) + [
         "",
         "[replay]",
         f"iterations = {a.replay}",

@@ -714,7 +714,8 @@ class Network:
     @property
     def play(self) -> dict[str, Any]:
         """How it plays as ``nn:path=FILE`` (``nn:baseline=NAME``) unless the spec says
-        otherwise: ``sims``, ``search`` (``"gumbel"``, ``"puct"``, ``"uct"``) and ``from_file``
+        otherwise: ``sims``, ``search`` (``"gumbel"``, ``"puct"``, ``"uct"``), ``reuse_tree``
+        (the search keeps its tree from move to move) and ``from_file``
         (True for a baseline or a file exported from one, which carry their manifest's
         settings; otherwise 64 simulations with the training config's ``play_kind``)."""
     def header(self) -> dict[str, Any]:

@@ -53,7 +53,8 @@ class AwaleNet(torch.nn.Module):
     the others' mean, by tanh) is :meth:`score`. ``header`` keeps the file's header (rules,
     encoding, shape, input scales) and ``config`` the training config, so :func:`save` writes a
     file that the Rust side loads. ``play`` keeps the network's play settings, when it has them
-    (a baseline's: ``{"sims": 256, "search": "puct"}``): how ``nn:path=FILE`` searches with the
+    (a baseline's: ``{"sims": 384, "search": "puct", "reuse_tree": True}``, ``reuse_tree``
+    present only when the search keeps its tree from move to move): how ``nn:path=FILE`` searches with the
     saved file unless its spec says otherwise; ``None`` plays with the ``nn`` agent's defaults
     (64 simulations, the config's ``play_kind``). Set it to give a network of yours its own.
     """
@@ -210,7 +211,8 @@ def read_header(path: PathLike) -> tuple[dict[str, Any], str]:
 
 def read_play(path: PathLike) -> Optional[dict[str, Any]]:
     """The play settings a safetensors network file carries (``{"sims": N, "search": KIND}``,
-    an exported baseline's), or ``None`` when it has none."""
+    with ``"reuse_tree": True`` where the search keeps its tree; an exported baseline's), or
+    ``None`` when it has none."""
     with safe_open(os.fspath(path), framework="pt") as f:
         meta = f.metadata() or {}
     return json.loads(meta["play"]) if "play" in meta else None
@@ -277,9 +279,21 @@ def save(model: AwaleNet, path: PathLike, counters: Optional[dict[str, Any]] = N
     metadata = {"awale": json.dumps(model.header), "config": model.config}
     play = getattr(model, "play", None)
     if play is not None:
-        if not isinstance(play, dict) or set(play) != {"sims", "search"}:
-            raise ValueError(f"play must be a dict with 'sims' and 'search', got {play!r}")
-        metadata["play"] = json.dumps({"sims": int(play["sims"]), "search": str(play["search"])})
+        if not isinstance(play, dict) or not {"sims", "search"} <= set(play) <= {
+            "sims",
+            "search",
+            "reuse_tree",
+        }:
+            raise ValueError(
+                f"play must be a dict with 'sims', 'search' and optionally 'reuse_tree', got {play!r}"
+            )
+        entry = {"sims": int(play["sims"]), "search": str(play["search"])}
+        reuse = play.get("reuse_tree", False)
+        if not isinstance(reuse, bool):
+            raise TypeError(f"play['reuse_tree'] must be True or False, got {reuse!r}")
+        if reuse:
+            entry["reuse_tree"] = True
+        metadata["play"] = json.dumps(entry)
     if counters is not None:
         keys = ("iteration", "games", "positions", "train_steps")
         missing = [k for k in keys if k not in counters]

@@ -350,6 +350,21 @@ pub fn whole(value: &str) -> std::result::Result<u64, String> {
         .map_err(|_| format!("'{value}' is not a whole number"))
 }
 
+/// A spec value as a switch: `true` or `false`.
+///
+/// ```
+/// use awale::agents::kind::switch;
+/// assert_eq!(switch("true"), Ok(true));
+/// assert!(switch("yes").unwrap_err().contains("true or false"));
+/// ```
+pub fn switch(value: &str) -> std::result::Result<bool, String> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("'{value}' is not true or false")),
+    }
+}
+
 /// A spec value as a whole number that may be negative.
 pub fn signed(value: &str) -> std::result::Result<i64, String> {
     value

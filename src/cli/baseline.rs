@@ -106,13 +106,12 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             // The core carries the manifest's play settings: the file plays as the baseline.
             write_safetensors(b.core()?.as_ref(), &out)?;
             outln!(
-                "wrote {} ({}): {} network that plays as nn:path={} with {} search, {} simulations (as nn:baseline={}); load it in Python with awale.torch.network",
+                "wrote {} ({}): {} network that plays as nn:path={} with {} (as nn:baseline={}); load it in Python with awale.torch.network",
                 out.display(),
                 b.manifest.name,
                 b.manifest.rules,
                 out.display(),
-                b.manifest.play.search,
-                b.manifest.play.sims,
+                b.manifest.play.describe(),
                 b.manifest.name
             );
             Ok(())

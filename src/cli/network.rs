@@ -84,11 +84,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 } else {
                     "defaults: the file has no play settings"
                 };
-                outln!(
-                    "  play      {} search, {} simulations ({source})",
-                    play.search,
-                    play.sims
-                );
+                outln!("  play      {} ({source})", play.describe());
                 outln!("  training  {} search", core.config.search.kind);
                 outln!("  params    sha256 {params_sha256}");
             }

@@ -60,6 +60,8 @@ pub struct NnAgent {
     /// AlphaGo's leaf evaluation: the weight λ of one random playout's result in each leaf's
     /// value, and the playouts ([`NnAgent::with_rollouts`]).
     rollouts: Option<(f32, PlayoutEvaluator)>,
+    /// Keeps the search tree from move to move ([`NnAgent::with_reuse_tree`]).
+    reuse_tree: bool,
 }
 
 impl NnAgent {
@@ -82,7 +84,18 @@ impl NnAgent {
             move_time_ms: 0,
             stop: None,
             rollouts: None,
+            reuse_tree: false,
         }
+    }
+
+    /// Keeps the search tree from move to move: each search starts from what the last one
+    /// learnt of the position (the subtree below the move it chose and the reply), and adds
+    /// `sims` simulations to it ([`Search::start_keeping`]); the time a move stays that of
+    /// `sims` simulations. PUCT only ([`NnAgent::new`]'s settings); a new game
+    /// ([`Agent::reset`]) starts afresh.
+    pub fn with_reuse_tree(mut self, reuse: bool) -> NnAgent {
+        self.reuse_tree = reuse;
+        self
     }
 
     /// Values each leaf as AlphaGo did: `(1 - λ)·v + λ·z`, `v` the network's values and `z`
@@ -131,7 +144,11 @@ impl NnAgent {
         let limit = search_limit(deadline, self.stop.as_ref());
         let limit = limit.as_ref().map(|f| f as _);
         let mut net = NetworkEvaluator::new(self.core.dense());
-        self.search.start(*state, self.sims, None);
+        if self.reuse_tree {
+            self.search.start_keeping(*state, self.sims);
+        } else {
+            self.search.start(*state, self.sims, None);
+        }
         match &mut self.rollouts {
             Some((lambda, playouts)) => {
                 let mut mixed = Mix::new(&mut net, playouts, *lambda);
@@ -184,8 +201,14 @@ impl Agent for NnAgent {
         let value = r.value[*mover] as f64;
         // The simulations the last search ran (fewer than `sims` when its time ran out).
         let sims = self.search.simulations();
+        let kept = match self.search.kept_visits() {
+            0 => String::new(),
+            k => format!(" (and {k} kept from the last move)"),
+        };
         Some(Thoughts {
-            summary: format!("network search, {sims} simulations: value {value:+.2} for the mover"),
+            summary: format!(
+                "network search, {sims} simulations{kept}: value {value:+.2} for the mover"
+            ),
             value: Some(value),
             unit: "return",
             nodes: Some(sims as u64),
@@ -209,6 +232,7 @@ impl Agent for NnAgent {
             playouts.reseed(crate::agents::derive_seed(seed, 0x9a11));
         }
         self.last = None;
+        self.search.forget();
     }
 
     fn set_stop(&mut self, stop: StopSignal) {
@@ -218,7 +242,17 @@ impl Agent for NnAgent {
     /// Its network (shared with the other agents of the same file, counted whole here) and
     /// its tree at the whole budget of `sims` simulations.
     fn memory_bytes(&self, _rules: &Rules) -> u64 {
-        self.core.memory_bytes() + Search::tree_bytes(self.search.settings(), self.sims)
+        self.core.memory_bytes() + tree_bytes(self.search.settings(), self.sims, self.reuse_tree)
+    }
+}
+
+/// The most memory of the agent's tree: a fresh tree of `sims`, twice that when it is kept
+/// from move to move.
+fn tree_bytes(settings: &SearchSettings, sims: u32, reuse_tree: bool) -> u64 {
+    if reuse_tree {
+        Search::kept_tree_bytes(settings, sims)
+    } else {
+        Search::tree_bytes(settings, sims)
     }
 }
 
@@ -256,6 +290,9 @@ pub struct NnSettings {
     pub tb: Option<String>,
     /// λ of AlphaGo's rollouts.
     pub rollouts: f64,
+    /// Keeps the tree from move to move (`reuse_tree=`; default the network's play settings,
+    /// where it searches with PUCT).
+    pub reuse_tree: Option<bool>,
 }
 
 impl std::fmt::Debug for NnSettings {
@@ -304,6 +341,19 @@ impl NnSettings {
             p.c_puct = c as f32;
         }
         settings
+    }
+
+    /// Whether the agent keeps its tree: the spec's `reuse_tree`, else the network's play
+    /// settings' where the search is PUCT. An error for `reuse_tree=true` with another search.
+    fn reuse_tree(&self, core: &NetCore) -> std::result::Result<bool, String> {
+        let kind = self.search_settings(core).kind();
+        match self.reuse_tree {
+            Some(true) if kind != SearchKind::Puct => {
+                Err(format!("reuse_tree=true needs search=puct, not {kind}"))
+            }
+            Some(reuse) => Ok(reuse),
+            None => Ok(core.play().reuse_tree && kind == SearchKind::Puct),
+        }
     }
 }
 
@@ -432,6 +482,16 @@ pub static KIND: AgentKind<NnSettings> = AgentKind {
             },
             show: |s| Some(s.rollouts.to_string()),
         },
+        AgentOption {
+            key: "reuse_tree",
+            cost: Cost::Free,
+            help: "true or false: keep the search tree from move to move (each move adds sims simulations to what the last search learnt of the position; search=puct); none: the network's play settings",
+            set: |s, v| {
+                s.reuse_tree = Some(kind::switch(v)?);
+                Ok(())
+            },
+            show: |s| s.reuse_tree.map(|r| r.to_string()),
+        },
     ],
     defaults: NnSettings::defaults,
     instant: false,
@@ -439,7 +499,8 @@ pub static KIND: AgentKind<NnSettings> = AgentKind {
     // whole budget: what [`NnAgent`]'s `memory_bytes` says.
     memory: |s| {
         s.network.as_ref().map_or(0, |(core, _)| {
-            core.memory_bytes() + Search::tree_bytes(&s.search_settings(core), s.sims)
+            let reuse = s.reuse_tree(core).unwrap_or(false);
+            core.memory_bytes() + tree_bytes(&s.search_settings(core), s.sims, reuse)
         })
     },
     shared: None,
@@ -463,7 +524,9 @@ fn build_nn(s: NnSettings, spec: &AgentSpec, rules: &Rules) -> Result<Box<dyn Ag
         )));
     }
     let settings = s.search_settings(core);
+    let reuse_tree = s.reuse_tree(core).map_err(bad)?;
     let mut agent = NnAgent::new(core.clone(), spec.display_name(), s.sims, settings)
+        .with_reuse_tree(reuse_tree)
         .with_move_time_ms(s.move_time_ms)
         .with_rollouts(s.rollouts as f32);
     if let Some(dir) = &s.tb {

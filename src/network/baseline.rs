@@ -62,6 +62,7 @@ macro_rules! shipped {
 /// Every shipped baseline, oldest version first within a family.
 static SHIPPED: &[Shipped] = &[
     shipped!("abapa-v1"),
+    shipped!("abapa-v2"),
     shipped!("awale-v1"),
     shipped!("wari-v1"),
     shipped!("oware3-v1"),

@@ -30,11 +30,25 @@ pub struct PlayDefaults {
     pub sims: u32,
     /// The search rule at play (`gumbel`, `puct` or `uct`).
     pub search: SearchKind,
+    /// Whether the search keeps its tree from move to move (PUCT only;
+    /// [`crate::search::Search::start_keeping`]); absent, false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reuse_tree: bool,
 }
 
 impl PlayDefaults {
     /// The simulations per move of a network that carries no play settings.
     pub const DEFAULT_SIMS: u32 = 64;
+
+    /// The settings in words: `puct search, 384 simulations, the tree kept from move to move`.
+    pub fn describe(&self) -> String {
+        let kept = if self.reuse_tree {
+            ", the tree kept from move to move"
+        } else {
+            ""
+        };
+        format!("{} search, {} simulations{kept}", self.search, self.sims)
+    }
 }
 
 /// A network ready for inference, with what is needed to feed it.
@@ -92,6 +106,7 @@ impl NetCore {
                 .search
                 .play_kind
                 .unwrap_or(self.config.search.kind),
+            reuse_tree: false,
         })
     }
 

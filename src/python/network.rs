@@ -248,7 +248,8 @@ impl PyNetwork {
     }
 
     /// How the network plays as an agent (`nn:path=FILE`, `nn:baseline=NAME`) unless the spec
-    /// says otherwise: `{"sims": N, "search": "gumbel"|"puct"|"uct", "from_file": bool}`. A
+    /// says otherwise: `{"sims": N, "search": "gumbel"|"puct"|"uct", "reuse_tree": bool,
+    /// "from_file": bool}` (`reuse_tree`: the search keeps its tree from move to move). A
     /// baseline, or a file exported from one, carries its manifest's settings (`from_file`
     /// True); another network plays 64 simulations with its training config's `play_kind`.
     #[getter]
@@ -257,6 +258,7 @@ impl PyNetwork {
         let d = pyo3::types::PyDict::new(py);
         d.set_item("sims", play.sims)?;
         d.set_item("search", play.search.name())?;
+        d.set_item("reuse_tree", play.reuse_tree)?;
         d.set_item("from_file", self.core.play_settings.is_some())?;
         Ok(d)
     }

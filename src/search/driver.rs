@@ -31,6 +31,10 @@ pub struct Search {
     path: Vec<PositionKey>,
     /// [`Search::run`]'s evaluations.
     evals: Vec<Evaluation>,
+    /// Nodes the search kept from the last one ([`Search::start_keeping`]).
+    kept: usize,
+    /// The root's simulations kept from the last search.
+    kept_visits: u32,
 }
 
 impl Search {
@@ -46,6 +50,8 @@ impl Search {
             history: None,
             path: Vec::new(),
             evals: Vec::new(),
+            kept: 0,
+            kept_visits: 0,
         }
     }
 
@@ -68,10 +74,18 @@ impl Search {
         Tree::bytes(Tree::most_nodes(budget, per_simulation))
     }
 
-    /// The most nodes of the search under way (its budget may still be raised).
+    /// The most memory, in bytes, of a search that keeps its tree from move to move
+    /// ([`Search::start_keeping`]): twice a fresh one's, the kept nodes being at most a fresh
+    /// tree's.
+    pub fn kept_tree_bytes(settings: &SearchSettings, budget: u32) -> u64 {
+        2 * Search::tree_bytes(settings, budget)
+    }
+
+    /// The most nodes of the search under way (its budget may still be raised): those it kept
+    /// and those of its budget.
     fn most_nodes(&self) -> usize {
         let per_simulation = self.settings.policy.nodes_per_simulation();
-        Tree::most_nodes(self.root.budget, per_simulation)
+        self.kept + Tree::most_nodes(self.root.budget, per_simulation)
     }
 
     /// Starts a search of `budget` simulations from `root` (a position where the game goes on).
@@ -84,10 +98,85 @@ impl Search {
             budget,
             ..Root::default()
         };
+        self.kept = 0;
+        self.kept_visits = 0;
         self.tree.reset(root, self.most_nodes());
         self.noise = noise;
         self.pending = None;
         self.root_evaluated = false;
+    }
+
+    /// Starts a search of `budget` more simulations from `root`, keeping what the last search
+    /// learnt of it (tree reuse, as Leela Zero and KataGo do between moves): when the last
+    /// tree holds `root` (the position after the move it chose and the opponent's reply, say),
+    /// the subtree below it becomes the tree, with its visits, and the search adds `budget`
+    /// simulations to them; otherwise it starts afresh as [`Search::start`] does. Kept only
+    /// by PUCT without root noise and without a repetition window (the nodes of a tree with
+    /// one depend on the path to them). At most the nodes of a fresh tree of `budget` are kept
+    /// (breadth first: those nearest the root; a node whose children were left out keeps its
+    /// visits and value, and grows new children), so that the tree never holds more than twice
+    /// a fresh one's ([`Search::kept_tree_bytes`]). Returns whether the tree was kept.
+    ///
+    /// ```
+    /// use awale::search::{Policy, Puct, Search, SearchSettings, UniformEvaluator};
+    /// use awale::{Rules, State};
+    /// use rand::SeedableRng;
+    ///
+    /// let rules = Rules::abapa();
+    /// let mut search = Search::new(rules, SearchSettings::new(Policy::Puct(Puct::default())));
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    /// let mut s = State::initial(&rules, 0);
+    /// search.start(s, 200, None);
+    /// search.run(&mut UniformEvaluator, &mut rng, None);
+    /// // The move chosen, then a reply: the tree below it is kept.
+    /// s.apply(&rules, search.result().action).unwrap();
+    /// s.apply(&rules, s.legal_moves(&rules)[0]).unwrap();
+    /// assert!(search.start_keeping(s, 200));
+    /// assert!(search.kept_visits() > 0);
+    /// search.run(&mut UniformEvaluator, &mut rng, None);
+    /// assert_eq!(search.simulations(), 200);
+    /// ```
+    pub fn start_keeping(&mut self, root: State, budget: u32) -> bool {
+        let keeps = matches!(self.settings.policy, super::Policy::Puct(_))
+            && self.history.is_none()
+            && self.root_evaluated;
+        let found = if keeps { self.tree.find(&root) } else { None };
+        let per_simulation = self.settings.policy.nodes_per_simulation();
+        let most = Tree::most_nodes(budget, per_simulation);
+        let Some(idx) = found else {
+            self.start(root, budget, None);
+            return false;
+        };
+        let kept = self.tree.reroot(idx, most);
+        self.root = Root {
+            budget,
+            ..Root::default()
+        };
+        self.kept = kept;
+        self.kept_visits = self.tree.nodes[0].n;
+        self.noise = None;
+        self.pending = None;
+        self.root_evaluated = true;
+        if self.tree.nodes[0].legal.count_ones() <= 1 {
+            self.root.budget = 0;
+        }
+        self.settings.policy.begin(&self.tree, &mut self.root);
+        true
+    }
+
+    /// The root's simulations kept from the last search ([`Search::start_keeping`]; 0 after
+    /// [`Search::start`]): the search's visits are these and [`Search::simulations`].
+    pub fn kept_visits(&self) -> u32 {
+        self.kept_visits
+    }
+
+    /// Forgets the tree: the next [`Search::start_keeping`] starts afresh (a new game).
+    pub fn forget(&mut self) {
+        self.tree.nodes.clear();
+        self.root_evaluated = false;
+        self.pending = None;
+        self.kept = 0;
+        self.kept_visits = 0;
     }
 
     /// Detects repetitions inside the tree from now on (until [`Search::clear_history`]): a
@@ -321,7 +410,7 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{Policy, Uct, UniformEvaluator};
+    use crate::search::{Policy, Uct, UniformEvaluator, MAX_ACTIONS};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -345,5 +434,160 @@ mod tests {
                 "{budget}: {held}"
             );
         }
+    }
+
+    /// Checks that the tree is whole: each child's parent is its parent, each expanded
+    /// node's visits are its own evaluation and its children's (at least, where a kept tree
+    /// left children out: `exact` false).
+    fn assert_whole(search: &Search, exact: bool) {
+        let nodes = &search.tree.nodes;
+        assert_eq!(nodes[0].parent, NONE);
+        for (i, nd) in nodes.iter().enumerate() {
+            let mut below = 0;
+            for &c in nd.children.iter().filter(|&&c| c != NONE) {
+                assert_eq!(nodes[c as usize].parent, i as u32);
+                assert!(c as usize > i, "a child before its parent");
+                below += nodes[c as usize].n;
+            }
+            if !nd.terminal && nd.n > 0 {
+                assert!(nd.n == below + 1 || !exact && nd.n > below, "node {i}");
+            }
+        }
+    }
+
+    fn puct() -> SearchSettings {
+        SearchSettings::new(Policy::Puct(crate::search::Puct::default()))
+    }
+
+    #[test]
+    fn a_kept_tree_is_the_subtree_of_the_position_reached() {
+        let rules = Rules::abapa();
+        let mut search = Search::new(rules, puct());
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut playouts = crate::agents::PlayoutEvaluator::new(rules, 300, 5);
+        let mut s = State::initial(&rules, 0);
+        for _ in 0..12 {
+            search.start_keeping(s, 300);
+            search.run(&mut playouts, &mut rng, None);
+            assert_whole(&search, false);
+            assert_eq!(search.simulations(), 300);
+            let chosen = search.result().action;
+            let below = search.tree.nodes[0].children[chosen];
+            // The reply the search expected most: its node, visits and children are kept.
+            let (n, _) = search.tree.child_stats(below);
+            let reply = (0..MAX_ACTIONS).max_by_key(|&a| n[a]).unwrap();
+            let old_idx = search.tree.nodes[below as usize].children[reply];
+            let old = search.tree.nodes[old_idx as usize].clone();
+            let (old_visits, old_q) = search.tree.child_stats(old_idx);
+            s.apply(&rules, chosen).unwrap();
+            s.apply(&rules, reply).unwrap();
+            if s.is_over() {
+                break;
+            }
+            assert!(search.start_keeping(s, 300));
+            assert_eq!(search.kept_visits(), old.n);
+            let root = &search.tree.nodes[0];
+            assert_eq!(
+                (root.state, root.n, root.w, root.prior),
+                (old.state, old.n, old.w, old.prior)
+            );
+            assert_whole(&search, false);
+            // Nothing searched yet: the root's children are those of the old node.
+            assert_eq!(search.tree.child_stats(0), (old_visits, old_q));
+            // The tree never holds more than twice a fresh one's nodes.
+            let (len, _) = search.node_counts();
+            assert!(len <= 2 * 301, "{len}");
+        }
+    }
+
+    #[test]
+    fn a_kept_tree_larger_than_a_fresh_one_keeps_the_nodes_nearest_the_root() {
+        let rules = Rules::abapa();
+        let mut search = Search::new(rules, puct());
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let s0 = State::initial(&rules, 0);
+        search.start(s0, 2000, None);
+        search.run(&mut UniformEvaluator, &mut rng, None);
+        let mut s = s0;
+        s.apply(&rules, search.result().action).unwrap();
+        let (old_visits, old_q) = search.tree.child_stats(search.tree.find(&s).unwrap());
+        // 2000 simulations' subtree, 50 kept: the root and its children, with their visits.
+        assert!(search.start_keeping(s, 49));
+        assert_eq!(search.node_counts().0, 50);
+        assert_eq!(search.tree.child_stats(0), (old_visits, old_q));
+        assert_whole(&search, false);
+        search.run(&mut UniformEvaluator, &mut rng, None);
+        assert_eq!(search.simulations(), 49);
+        assert!(search.node_counts().0 <= 100);
+        assert_whole(&search, false);
+    }
+
+    #[test]
+    fn a_tree_is_kept_only_for_puct_a_known_position_and_no_repetition_window() {
+        let rules = Rules::abapa();
+        let s0 = State::initial(&rules, 0);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let run = |search: &mut Search, rng: &mut ChaCha8Rng| {
+            search.start(s0, 200, None);
+            search.run(&mut UniformEvaluator, rng, None);
+            let mut s = s0;
+            s.apply(&rules, search.result().action).unwrap();
+            s
+        };
+        // PUCT keeps the child it searched.
+        let mut search = Search::new(rules, puct());
+        let s = run(&mut search, &mut rng);
+        assert!(search.start_keeping(s, 200));
+        // A position the tree does not hold, a forgotten tree: afresh.
+        let mut far = s;
+        for _ in 0..6 {
+            let m = far.legal_moves(&rules)[0];
+            far.apply(&rules, m).unwrap();
+        }
+        run(&mut search, &mut rng);
+        assert!(!search.start_keeping(far, 200));
+        assert_eq!(search.kept_visits(), 0);
+        let s = run(&mut search, &mut rng);
+        search.forget();
+        assert!(!search.start_keeping(s, 200));
+        // Gumbel, UCT and a search with a repetition window never keep it.
+        for settings in [
+            SearchSettings::default(),
+            SearchSettings::new(Policy::Uct(Uct::default())),
+        ] {
+            let mut search = Search::new(rules, settings);
+            let s = run(&mut search, &mut rng);
+            assert!(!search.start_keeping(s, 200));
+        }
+        let mut search = Search::new(rules, puct());
+        search.set_history(&[]);
+        let s = run(&mut search, &mut rng);
+        assert!(!search.start_keeping(s, 200));
+    }
+
+    #[test]
+    fn a_leaf_left_waiting_by_a_stopped_search_is_not_kept() {
+        let rules = Rules::abapa();
+        let mut search = Search::new(rules, puct());
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let s0 = State::initial(&rules, 0);
+        search.start(s0, 100, None);
+        search.run(&mut UniformEvaluator, &mut rng, None);
+        // Stepped by hand, stopped with a leaf waiting for its evaluation.
+        search.set_budget(150);
+        let waiting = search.next_leaf(&mut rng).unwrap();
+        assert!(search
+            .tree
+            .nodes
+            .iter()
+            .any(|nd| nd.state == waiting && nd.n == 0));
+        let a = search.result().action;
+        let mut s = s0;
+        s.apply(&rules, a).unwrap();
+        assert!(search.start_keeping(s, 100));
+        assert!(search.tree.nodes.iter().all(|nd| nd.n > 0));
+        assert_whole(&search, true);
+        search.run(&mut UniformEvaluator, &mut rng, None);
+        assert_whole(&search, true);
     }
 }

@@ -22,7 +22,7 @@
 //! | `samplers.rs` | Gumbel, Dirichlet and Gamma draws |
 //! | `evaluator.rs` | [`Evaluation`], [`LeafEvaluator`], [`UniformEvaluator`], [`Mix`] |
 //! | `settings.rs` | [`SearchSettings`] |
-//! | `driver.rs` | [`Search`]: one tree, stepped leaf by leaf or run to the end |
+//! | `driver.rs` | [`Search`]: one tree, stepped leaf by leaf or run to the end, kept from move to move ([`Search::start_keeping`]) |
 //! | `result.rs` | [`GuidedSearchResult`] |
 //! | `forest.rs` | [`Rounds`] over a [`Forest`], and [`BatchSearch`] |
 //! | `gather.rs` | many threads' leaves in few, large calls on evaluator threads, several batches in flight |

@@ -135,6 +135,48 @@ impl Tree {
             .push(Node::new(root, NONE, &self.rules, self.utility));
     }
 
+    /// The node of the tree at `state` that the most simulations went through (the only one,
+    /// but for transpositions), if one did: the root of a kept tree ([`Tree::reroot`]).
+    pub(super) fn find(&self, state: &State) -> Option<u32> {
+        let mut best: Option<(u32, u32)> = None;
+        for (i, nd) in self.nodes.iter().enumerate() {
+            if nd.n > 0 && !nd.terminal && nd.state == *state && best.is_none_or(|(_, n)| nd.n > n)
+            {
+                best = Some((i as u32, nd.n));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    /// Makes node `idx` (visited, not a finished game) the root: its subtree becomes the tree,
+    /// breadth first and at most `most` nodes (those nearest the root; a node whose children
+    /// were left out keeps its statistics), the nodes no simulation went through left out (a
+    /// leaf that waited for its evaluation when the search stopped). Returns the nodes kept.
+    pub(super) fn reroot(&mut self, idx: u32, most: usize) -> usize {
+        let most = most.max(1);
+        // A copied node's children are the old indices until its turn comes.
+        let mut nodes: Vec<Node> = Vec::with_capacity(most.min(self.nodes.len()));
+        let mut root = self.nodes[idx as usize].clone();
+        root.parent = NONE;
+        nodes.push(root);
+        let mut i = 0;
+        while i < nodes.len() {
+            for a in 0..MAX_ACTIONS {
+                let c = nodes[i].children[a];
+                nodes[i].children[a] = NONE;
+                if c != NONE && self.nodes[c as usize].n > 0 && nodes.len() < most {
+                    let mut child = self.nodes[c as usize].clone();
+                    child.parent = i as u32;
+                    nodes[i].children[a] = nodes.len() as u32;
+                    nodes.push(child);
+                }
+            }
+            i += 1;
+        }
+        self.nodes = nodes;
+        self.nodes.len()
+    }
+
     /// Creates the child of `node` by action `a`, reached as `state` (by a capture when
     /// `captured`), in a tree of at most `most` nodes; returns its index.
     pub(super) fn add_child(

@@ -359,7 +359,12 @@ def test_a_baselines_play_settings_survive_a_pass_through_pytorch(tmp_path):
 
     model = at.baseline("abapa")
     shipped = awale.Network.baseline("abapa").play
-    assert model.play == {"sims": shipped["sims"], "search": shipped["search"]}
+    assert model.play == {
+        "sims": shipped["sims"],
+        "search": shipped["search"],
+        "reuse_tree": shipped["reuse_tree"],
+    }
+    assert shipped["reuse_tree"] is True
     path = tmp_path / "again.safetensors"
     at.save(model, path)
     assert at.read_play(path) == model.play
@@ -375,11 +380,15 @@ def test_a_baselines_play_settings_survive_a_pass_through_pytorch(tmp_path):
     assert awale.Network(tmp_path / "mine.safetensors").play == {
         "sims": 12,
         "search": "puct",
+        "reuse_tree": False,
         "from_file": True,
     }
     # Bad settings: refused by Python (their shape) or by the Rust side (their values).
     mine.play = {"sims": 12}
     with pytest.raises(ValueError, match="sims"):
+        at.save(mine, tmp_path / "bad.safetensors")
+    mine.play = {"sims": 12, "search": "puct", "reuse_tree": "yes"}
+    with pytest.raises(TypeError, match="reuse_tree"):
         at.save(mine, tmp_path / "bad.safetensors")
     mine.play = {"sims": 0, "search": "puct"}
     at.save(mine, tmp_path / "zero.safetensors")
